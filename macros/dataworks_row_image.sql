@@ -1,0 +1,14 @@
+{# A DataWorks dataColumn object to the change log's row map: DATE epoch ms to UTC text, the rest as sent. #}
+{% macro dataworks_row_image(data_column, column_types) -%}
+    transform_values(
+        {{ data_column }},
+        (column_name, column_value) -> case
+            when {{ column_types }}[column_name] = 'DATE'
+                then coalesce(
+                    {{ epoch_ms_to_text('cast(column_value as string)') }},
+                    cast(column_value as string)
+                )
+            else cast(column_value as string)
+        end
+    )
+{%- endmacro %}

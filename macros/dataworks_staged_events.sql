@@ -1,0 +1,302 @@
+{#
+    The staging logic shared by DataWorks-to-Kafka JSON and DataHub Blob (the same JSON as
+    UTF-8 bytes). `decoded_messages` names a CTE with the landing columns plus
+    `message_text` (the JSON, or NULL), `decode_error` and `raw_value_text`. Emits CTEs ending
+    in `final`, one row per staged event (see _macros.yml).
+#}
+{% macro dataworks_staged_events(decoded_messages, source_format) -%}
+
+op_codes as (
+
+    select * from {{ ref('dataworks__op_codes') }}
+
+),
+
+parsed as (
+
+    select
+        ---------- lineage
+        kafka_topic,
+        kafka_partition,
+        kafka_offset,
+        source_file,
+        source_position,
+        loaded_at,
+        ---------- message
+        decode_error,
+        raw_value_text,
+        sha2(raw_value_text, 256) as message_hash,
+        from_json(
+            message_text,
+            '{{ dataworks_message_schema() | replace("\n", " ") }}',
+            map('columnNameOfCorruptRecord', '_corrupt_record')
+        ) as message
+
+    from {{ decoded_messages }}
+
+),
+
+classified as (
+
+    select
+        parsed.*,
+        message.payload.op as source_op,
+        op_codes.event_kind as op_event_kind,
+        op_codes.op as change_op,
+        coalesce(message.payload.op = 'UPDATE_BEFOR', false) as is_update_before,
+        message.payload.op in ('UPDATE_AFTER', 'UPDATE') as is_update_after,
+        lower(message.schema.source.dbType) as db_type,
+        message.schema.source.dbName as database_name,
+        message.schema.source.schemaName as schema_name,
+        message.schema.source.tableName as table_name,
+        {{ table_key(
+            'message.schema.source.dbName',
+            'message.schema.source.schemaName',
+            'message.schema.source.tableName'
+        ) }} as table_key,
+        map_from_entries(transform(
+            filter(message.schema.dataColumn, data_column -> data_column.name is not null),
+            data_column -> struct(data_column.name, data_column.type)
+        )) as column_types,
+        message.payload.sequenceId as event_sequence
+
+    from parsed
+    left join op_codes
+        on parsed.message.payload.op = op_codes.source_op
+
+),
+
+imaged as (
+
+    select
+        *,
+        {{ dataworks_row_image('message.payload.before.dataColumn', 'column_types') }}
+            as before_row,
+        {{ dataworks_row_image('message.payload.after.dataColumn', 'column_types') }}
+            as after_row
+
+    from classified
+
+),
+
+keyed as (
+
+    select
+        *,
+        case
+            when size(message.schema.primaryKey) > 0 then message.schema.primaryKey
+            {# No primary key: the RDS hidden row id is the row's identity where it is sent,
+               else the whole row (every column, sorted by name). #}
+            when array_contains(map_keys(key_image), '#alibaba_rds_row_id#')
+                then array('#alibaba_rds_row_id#')
+            else array_sort(map_keys(key_image))
+        end as primary_key_columns
+
+    from (
+        select
+            *,
+            case
+                when change_op = 'delete' or is_update_before then before_row
+                else after_row
+            end as key_image
+        from imaged
+    ) as with_key_image
+
+),
+
+validated as (
+
+    select
+        *,
+        {{ key_values_json('key_image', 'primary_key_columns') }} as primary_key,
+        case
+            when decode_error is not null then decode_error
+            when raw_value_text is null then 'NULL message value: DataWorks sends no tombstones'
+            when message._corrupt_record is not null then 'not valid JSON'
+            when source_op is null then 'no payload.op: not a DataWorks message'
+            when op_event_kind is null then 'unknown payload.op ' || source_op
+            when op_event_kind != 'change' then null
+            when coalesce(table_name, '') = '' then source_op || ' without schema.source.tableName'
+            when change_op = 'truncate' then null
+            when (change_op = 'insert' or is_update_after) and after_row is null
+                then source_op || ' without payload.after.dataColumn'
+            when (change_op = 'delete' or is_update_before) and before_row is null
+                then source_op || ' without payload.before.dataColumn'
+            when not exists(
+                transform(primary_key_columns, key_column -> key_image[key_column]),
+                key_value -> key_value is not null
+            )
+                then 'no value for primary key column(s) '
+                    || array_join(primary_key_columns, ', ') || ' in the row image'
+            when is_update_before and event_sequence is null
+                then 'UPDATE_BEFOR without sequenceId cannot be paired with its UPDATE_AFTER'
+        end as rejection_reason
+
+    from keyed
+
+),
+
+accepted as (
+
+    select * from validated where rejection_reason is null
+
+),
+
+update_befores as (
+
+    select
+        table_key,
+        event_sequence,
+        max_by(before_row, source_position) as paired_before_row
+
+    from accepted
+    where is_update_before
+    group by table_key, event_sequence
+
+),
+
+update_afters as (
+
+    select distinct
+        table_key,
+        event_sequence
+
+    from accepted
+    where is_update_after
+
+),
+
+{# An update sent as two messages becomes one row with both images. #}
+paired_events as (
+
+    select
+        accepted.*,
+        case
+            when accepted.is_update_after
+                then coalesce(accepted.before_row, update_befores.paired_before_row)
+            else accepted.before_row
+        end as paired_before_row,
+        cast(null as string) as final_rejection_reason
+
+    from accepted
+    left join update_befores
+        on
+            accepted.is_update_after
+            and accepted.table_key = update_befores.table_key
+            and accepted.event_sequence = update_befores.event_sequence
+    where not accepted.is_update_before
+
+),
+
+unpaired_update_befores as (
+
+    select
+        accepted.*,
+        accepted.before_row as paired_before_row,
+        'UPDATE_BEFOR with sequenceId ' || accepted.event_sequence
+        || ' has no UPDATE_AFTER' as final_rejection_reason
+
+    from accepted
+    left anti join update_afters
+        on
+            accepted.table_key = update_afters.table_key
+            and accepted.event_sequence = update_afters.event_sequence
+    where accepted.is_update_before
+
+),
+
+rejected as (
+
+    select
+        *,
+        before_row as paired_before_row,
+        rejection_reason as final_rejection_reason
+
+    from validated
+    where rejection_reason is not null
+
+),
+
+all_events as (
+
+    select * from paired_events
+    union all
+    select * from unpaired_update_befores
+    union all
+    select * from rejected
+
+),
+
+final as (
+
+    select
+        ---------- identity
+        case
+            when final_rejection_reason is null and event_sequence is not null
+                then {{ event_id([
+                    "'" ~ source_format ~ "'", 'table_key', 'op_event_kind', 'change_op',
+                    'event_sequence',
+                ]) }}
+            else {{ event_id(["'" ~ source_format ~ "'", 'message_hash']) }}
+        end as event_id,
+        case
+            when final_rejection_reason is not null then 'rejected'
+            else op_event_kind
+        end as event_kind,
+        '{{ source_format }}' as source_format,
+        source_op,
+        ---------- where the row lives
+        db_type,
+        database_name,
+        schema_name,
+        table_name,
+        table_key,
+        ---------- the change
+        case when final_rejection_reason is null then change_op end as op,
+        paired_before_row as before_row,
+        after_row,
+        false as is_partial,
+        cast(array() as array<string>) as unset_columns,
+        primary_key_columns,
+        primary_key,
+        case
+            when
+                is_update_after
+                and {{ key_values_json('paired_before_row', 'primary_key_columns') }}
+                != primary_key
+                then {{ key_values_json('paired_before_row', 'primary_key_columns') }}
+        end as previous_primary_key,
+        column_types,
+        ---------- times and order
+        {{ epoch_ms_to_timestamp('message.payload.timestamp.eventTime') }} as source_ts,
+        {{ epoch_ms_to_timestamp('message.payload.timestamp.systemTime') }} as sync_ts,
+        event_sequence,
+        message.payload.scn as source_log_position,
+        {{ ordering_key([
+            'event_sequence',
+            'message.payload.timestamp.eventTime',
+            'kafka_offset',
+            'unix_micros(loaded_at)',
+            'source_position',
+        ]) }} as ordering_key,
+        cast(null as string) as transaction_id,
+        ---------- schema changes
+        message.payload.ddl.text as ddl_text,
+        message.payload.ddl.ddlMeta as ddl_meta,
+        ---------- rejection
+        final_rejection_reason as rejection_reason,
+        case when final_rejection_reason is not null then raw_value_text end as raw_value,
+        ---------- lineage
+        kafka_topic,
+        kafka_partition,
+        kafka_offset,
+        source_file,
+        source_position,
+        0 as row_index,
+        loaded_at
+
+    from all_events
+
+)
+
+{%- endmacro %}

@@ -1,0 +1,41 @@
+with
+
+staged_events as (
+
+    select * from {{ ref('int_cdc__staged_events') }}
+
+),
+
+selected_events as (
+
+    select * from staged_events where event_kind = 'heartbeat'
+
+),
+
+first_deliveries as (
+
+    {{ deduplicate('selected_events', partition_by='event_id', order_by='loaded_at, source_position') }}
+
+),
+
+final as (
+
+    select
+        event_id,
+        source_format,
+        source_ts as heartbeat_at,
+        sync_ts,
+        ordering_key,
+        ---------- lineage
+        kafka_topic,
+        kafka_partition,
+        kafka_offset,
+        source_file,
+        source_position,
+        loaded_at
+
+    from first_deliveries
+
+)
+
+select * from final

@@ -1,0 +1,51 @@
+with
+
+staged_events as (
+
+    select * from {{ ref('int_cdc__staged_events') }}
+
+),
+
+{# DDL events, and truncates too: a truncate changes rows (change log) and is a statement (here). #}
+selected_events as (
+
+    select * from staged_events where event_kind = 'schema_change' or (event_kind = 'change' and op = 'truncate')
+
+),
+
+first_deliveries as (
+
+    {{ deduplicate('selected_events', partition_by='event_id', order_by='loaded_at, source_position') }}
+
+),
+
+final as (
+
+    select
+        event_id,
+        source_format,
+        lower(source_op) as ddl_op,
+        db_type,
+        database_name,
+        schema_name,
+        table_name,
+        table_key,
+        ddl_text,
+        ddl_meta,
+        source_ts,
+        sync_ts,
+        event_sequence,
+        ordering_key,
+        ---------- lineage
+        kafka_topic,
+        kafka_partition,
+        kafka_offset,
+        source_file,
+        source_position,
+        loaded_at
+
+    from first_deliveries
+
+)
+
+select * from final

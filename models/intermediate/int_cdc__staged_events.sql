@@ -1,0 +1,32 @@
+{{ config(materialized="view") }}
+
+{# Adding a vendor format: add its staging model to this list (nothing after it changes). #}
+{%- set staging_models = [
+    'stg_dataworks__json',
+    'stg_datahub__blob',
+] -%}
+
+with
+
+{% for staging_model in staging_models %}
+{{ staging_model }} as (
+
+    select * from {{ ref(staging_model) }}
+
+),
+
+{% endfor %}
+final as (
+
+    {% for staging_model in staging_models %}
+    select
+        {{ staged_event_columns() | join(',\n        ') }}
+    from {{ staging_model }}
+    {% if not loop.last %}
+    union all
+    {% endif %}
+    {% endfor %}
+
+)
+
+select * from final

@@ -1,0 +1,23 @@
+with
+
+raw_messages as (
+
+    select * from {{ source('dataworks', 'dataworks_json') }}
+
+),
+
+decoded as (
+
+    select
+        *,
+        value as message_text,
+        cast(null as string) as decode_error,
+        value as raw_value_text
+
+    from raw_messages
+
+),
+
+{{ dataworks_staged_events('decoded', 'dataworks_json') }}
+
+select * from final

@@ -1,0 +1,80 @@
+"""The vendor formats cdc-lake knows and the landing tables their raw messages go to.
+
+One landing table per format, `cdc_raw.<format>`, with the columns of DESIGN.md plus
+`source_position`. The DDL lives here only: `cdc-lake serve` creates every landing table at
+start-up (so dbt sources always exist, even before the first load) and `cdc-lake load` uses
+the same definition.
+"""
+
+from __future__ import annotations
+
+RAW_SCHEMA = "cdc_raw"
+LOADED_FILES_TABLE = f"{RAW_SCHEMA}.loaded_files"
+
+# format id -> Spark type of the message value. Binary formats keep the bytes as sent.
+FORMATS: dict[str, str] = {
+    "dataworks_json": "string",
+    "datahub_blob": "binary",
+    "datahub_tuple": "string",
+    "drs_json": "string",
+    "drs_json_c": "string",
+    "drs_mongo": "string",
+    "lindorm_json": "string",
+    "debezium_json": "string",
+    "dts_avro": "binary",
+    "dts_canal_json": "string",
+    "dts_shareplex_json": "string",
+    "canal_json": "string",
+}
+
+LANDING_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("kafka_topic", "string"),
+    ("kafka_partition", "int"),
+    ("kafka_offset", "bigint"),
+    ("kafka_key", "string"),
+    ("kafka_timestamp", "timestamp"),
+    ("source_file", "string"),
+    # Position of the message in its file: increasing along the file, not dense. It orders
+    # messages of one file when the file carries no Kafka offsets.
+    ("source_position", "bigint"),
+    ("loaded_at", "timestamp"),
+)
+
+
+def landing_table(fmt: str) -> str:
+    """Qualified landing-table name of a format; rejects unknown formats with the known list."""
+    if fmt not in FORMATS:
+        known = ", ".join(sorted(FORMATS))
+        raise ValueError(f"unknown format {fmt!r}; known formats: {known}")
+    return f"{RAW_SCHEMA}.{fmt}"
+
+
+def landing_table_ddl(fmt: str) -> str:
+    """`create table if not exists` statement of one format's landing table (parquet)."""
+    table = landing_table(fmt)
+    columns = (("value", FORMATS[fmt]), *LANDING_COLUMNS)
+    body = ",\n    ".join(f"{name} {kind}" for name, kind in columns)
+    return f"create table if not exists {table} (\n    {body}\n) using parquet"
+
+
+def loaded_files_ddl() -> str:
+    """The load registry: one row per file loaded, so loading the same file again adds nothing."""
+    return (
+        f"create table if not exists {LOADED_FILES_TABLE} (\n"
+        "    source_format string,\n"
+        "    source_file string,\n"
+        "    file_sha256 string,\n"
+        "    file_bytes bigint,\n"
+        "    envelope string,\n"
+        "    messages bigint,\n"
+        "    loaded_at timestamp\n"
+        ") using parquet"
+    )
+
+
+def bootstrap_statements() -> list[str]:
+    """Every statement that makes the raw layer exist: schema, landing tables, load registry."""
+    statements = [f"create database if not exists {RAW_SCHEMA}"]
+    statements += [landing_table_ddl(fmt) for fmt in FORMATS]
+    statements.append(loaded_files_ddl())
+    return statements

@@ -1,0 +1,172 @@
+"""`cdc-lake load`: raw messages from files into the landing tables, read by Spark itself.
+
+The client never pushes rows through Thrift: it sends one `insert ... select` per file that
+makes Spark read the file (`text` data source), so a file of millions of messages loads at
+Spark's scan speed. The client reads each file once to hash it (the load registry makes
+loading the same content twice a no-op) and to look at its first line (envelope detection).
+Paths must be readable by the server as well as the client: true of the embedded server; on
+a cluster, use a filesystem both see.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from cdc_lake.client import run
+from cdc_lake.formats import FORMATS, LOADED_FILES_TABLE, bootstrap_statements, landing_table
+
+# kcat -J writes one JSON object per message with these keys (plus tstype, broker, headers).
+KCAT_KEYS = frozenset({"topic", "partition", "offset", "payload"})
+KCAT_SCHEMA = "topic string, partition int, offset bigint, key string, ts bigint, payload string"
+MAX_EPOCH_MS = 253402300799999  # 9999-12-31: beyond it Spark's timestamps overflow
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    """What happened to one file."""
+
+    path: Path
+    envelope: str  # "jsonl" or "kcat"
+    messages: int
+    skipped: bool  # True when the same content was loaded before
+
+    def describe(self, fmt: str) -> str:
+        if self.skipped:
+            return f"{self.path}: already loaded into {landing_table(fmt)}, nothing added"
+        return f"{self.path}: {self.messages} messages ({self.envelope}) -> {landing_table(fmt)}"
+
+
+def expand_paths(paths: Iterable[Path]) -> list[Path]:
+    """Files named, and every regular non-hidden file below each directory named, sorted."""
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            files += sorted(
+                p for p in path.rglob("*")
+                if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
+            )
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise FileNotFoundError(f"no such file or directory: {path}")
+    return files
+
+
+def inspect_file(path: Path) -> tuple[str, str, int]:
+    """(sha256 of the content, envelope kind, size) from one pass over the file."""
+    digest = hashlib.sha256()
+    first_line = b""
+    size = 0
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+            size += len(chunk)
+            if not first_line.strip():
+                first_line = _first_nonblank_line(first_line + chunk)
+    return digest.hexdigest(), detect_envelope(first_line), size
+
+
+def _first_nonblank_line(data: bytes) -> bytes:
+    for line in data.splitlines():
+        if line.strip():
+            return line
+    return b""
+
+
+def detect_envelope(first_line: bytes) -> str:
+    """"kcat" when the first message line is a kcat -J envelope, else "jsonl" (bare values)."""
+    try:
+        parsed = json.loads(first_line)
+    except ValueError:
+        return "jsonl"
+    if isinstance(parsed, dict) and KCAT_KEYS <= parsed.keys():
+        return "kcat"
+    return "jsonl"
+
+
+def sql_string(text: str) -> str:
+    """A Spark SQL string literal."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def insert_statement(fmt: str, path: Path, envelope: str, loaded_at: str) -> str:
+    """The `insert ... select` that makes Spark read one file into the landing table."""
+    binary = FORMATS[fmt] == "binary"
+    uri = path.resolve().as_uri().replace("`", "``")
+    lineage = (
+        f"{sql_string(str(path.resolve()))} as source_file,\n"
+        "    monotonically_increasing_id() as source_position,\n"
+        f"    timestamp {sql_string(loaded_at)} as loaded_at"
+    )
+    if envelope == "kcat":
+        # A line that is not an envelope is kept whole as the value (staging rejects it); a
+        # valid envelope with a null payload (a Kafka tombstone) lands as a NULL value.
+        payload = "case when envelope.offset is null then line else envelope.payload end"
+        value = f"cast({payload} as binary)" if binary else payload
+        return f"""insert into {landing_table(fmt)}
+select
+    {value} as value,
+    envelope.topic as kafka_topic,
+    envelope.partition as kafka_partition,
+    envelope.offset as kafka_offset,
+    envelope.key as kafka_key,
+    case when envelope.ts between 0 and {MAX_EPOCH_MS} then timestamp_millis(envelope.ts) end
+        as kafka_timestamp,
+    {lineage}
+from (
+    select value as line, from_json(value, {sql_string(KCAT_SCHEMA)}) as envelope
+    from text.`{uri}`
+    where trim(value) != ''
+) as lines"""
+    value = "cast(value as binary)" if binary else "value"
+    return f"""insert into {landing_table(fmt)}
+select
+    {value} as value,
+    cast(null as string) as kafka_topic,
+    cast(null as int) as kafka_partition,
+    cast(null as bigint) as kafka_offset,
+    cast(null as string) as kafka_key,
+    cast(null as timestamp) as kafka_timestamp,
+    {lineage}
+from text.`{uri}`
+where trim(value) != ''"""
+
+
+def load_files(cursor: Any, fmt: str, paths: Iterable[Path]) -> list[LoadResult]:
+    """Load every file (directories expanded) into `cdc_raw.<fmt>`; one result per file."""
+    landing = landing_table(fmt)
+    files = expand_paths(paths)
+    for statement in bootstrap_statements():
+        run(cursor, statement)
+    results = []
+    for path in files:
+        sha, envelope, size = inspect_file(path)
+        seen = run(
+            cursor,
+            f"select count(*) from {LOADED_FILES_TABLE} "
+            f"where source_format = {sql_string(fmt)} and file_sha256 = {sql_string(sha)}",
+        )
+        if seen[0][0]:
+            results.append(LoadResult(path, envelope, 0, skipped=True))
+            continue
+        loaded_at = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
+        run(cursor, insert_statement(fmt, path, envelope, loaded_at))
+        count = run(
+            cursor,
+            f"select count(*) from {landing} where loaded_at = timestamp {sql_string(loaded_at)} "
+            f"and source_file = {sql_string(str(path.resolve()))}",
+        )[0][0]
+        run(
+            cursor,
+            f"insert into {LOADED_FILES_TABLE} values ("
+            f"{sql_string(fmt)}, {sql_string(str(path.resolve()))}, {sql_string(sha)}, {size}, "
+            f"{sql_string(envelope)}, {count}, timestamp {sql_string(loaded_at)})",
+        )
+        results.append(LoadResult(path, envelope, count, skipped=False))
+    return results

@@ -1,0 +1,274 @@
+"""The embedded default runtime: local Spark with Hive support behind a Thrift server.
+
+dbt-spark talks to a HiveServer2-compatible Thrift endpoint. Starting Spark's own Thrift server
+from Python (`HiveThriftServer2.startWithContext`) on a session where the project's UDFs are
+already registered, in single-session mode, makes those UDFs visible to every connection
+(dbt, PyHive, beeline) without a jar. The same code runs against a cluster with `--master`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+START_TIMEOUT_S = 300.0
+STOP_TIMEOUT_S = 60.0
+
+
+class ServerError(RuntimeError):
+    """A failure to report to the user as one line, without a stack trace."""
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """Where the server keeps its state and how it listens."""
+
+    home: Path
+    host: str = "127.0.0.1"
+    port: int = 10000
+    master: str = "local[*]"
+    conf: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def pid_file(self) -> Path:
+        return self.home / "server.pid"
+
+    @property
+    def log_file(self) -> Path:
+        return self.home / "server.log"
+
+    @property
+    def state_file(self) -> Path:
+        return self.home / "server.json"
+
+
+def spark_conf(config: ServerConfig) -> dict[str, str]:
+    """Spark settings of the embedded server; `--conf` values override every default."""
+    home = config.home.resolve()
+    defaults = {
+        "spark.app.name": "cdc-lake",
+        "spark.sql.catalogImplementation": "hive",
+        "spark.sql.warehouse.dir": str(home / "warehouse"),
+        "spark.hadoop.javax.jdo.option.ConnectionURL": (
+            f"jdbc:derby:;databaseName={home / 'metastore_db'};create=true"
+        ),
+        "spark.driver.extraJavaOptions": f"-Dderby.system.home={home}",
+        "spark.local.dir": str(home / "tmp"),
+        "spark.hadoop.hive.server2.thrift.bind.host": config.host,
+        "spark.hadoop.hive.server2.thrift.port": str(config.port),
+        # One session for every connection: UDFs registered here are visible to dbt.
+        "spark.sql.hive.thriftServer.singleSession": "true",
+        "spark.sql.session.timeZone": "UTC",
+        # A vendor message with a repeated key must not fail a whole run.
+        "spark.sql.mapKeyDedupPolicy": "LAST_WIN",
+        "spark.sql.sources.partitionOverwriteMode": "dynamic",
+        "spark.driver.memory": "4g",
+        "spark.ui.showConsoleProgress": "false",
+    }
+    if config.master.startswith("local"):
+        # Small default for one machine; AQE still coalesces. A cluster keeps Spark's own.
+        defaults["spark.sql.shuffle.partitions"] = "8"
+    return defaults | config.conf
+
+
+def find_java() -> str:
+    """Path of the `java` binary Spark will use, or a ServerError saying how to get one."""
+    java_home = os.environ.get("JAVA_HOME")
+    if java_home:
+        candidate = Path(java_home) / "bin" / "java"
+        if candidate.exists():
+            return str(candidate)
+        raise ServerError(f"JAVA_HOME={java_home} has no bin/java: point it at a JDK 17")
+    found = shutil.which("java")
+    if not found:
+        raise ServerError(
+            "Java not found: Spark needs a Java 17 runtime "
+            "(Debian: apt-get install openjdk-17-jre-headless), or set JAVA_HOME"
+        )
+    return found
+
+
+def port_in_use(host: str, port: int) -> bool:
+    """True when something accepts connections on host:port."""
+    try:
+        with socket.create_connection((host, port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+def read_pid(config: ServerConfig) -> int | None:
+    """Pid of the running background server, or None (stale pid files are ignored)."""
+    try:
+        pid = int(config.pid_file.read_text().strip())
+    except (OSError, ValueError):
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:
+        return pid
+    return pid
+
+
+def run_foreground(config: ServerConfig) -> None:
+    """Start Spark and the Thrift server in this process and serve until SIGTERM/SIGINT."""
+    find_java()
+    if port_in_use(config.host, config.port):
+        raise ServerError(_port_taken_message(config))
+    config.home.mkdir(parents=True, exist_ok=True)
+    # The Python workers that run the UDFs must use this interpreter (it has the package).
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+
+    from pyspark.sql import SparkSession
+
+    from cdc_lake.formats import bootstrap_statements
+    from cdc_lake.registry import register_all
+
+    builder = SparkSession.builder.master(config.master).enableHiveSupport()
+    for key, value in spark_conf(config).items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("WARN")
+    names = register_all(spark)
+    for statement in bootstrap_statements():
+        spark.sql(statement)
+    thrift = spark.sparkContext._jvm.org.apache.spark.sql.hive.thriftserver.HiveThriftServer2
+    thrift.startWithContext(spark._jsparkSession.sqlContext())
+    print(
+        f"cdc-lake server on {config.host}:{config.port} (master {config.master}); "
+        f"UDFs: {', '.join(names)}",
+        flush=True,
+    )
+
+    stopping = False
+
+    def request_stop(signum: int, frame: object) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGTERM, request_stop)
+    signal.signal(signal.SIGINT, request_stop)
+    while not stopping:
+        time.sleep(0.5)
+    print("cdc-lake server stopping", flush=True)
+    spark.stop()
+
+
+def start_background(config: ServerConfig, timeout_s: float = START_TIMEOUT_S) -> int:
+    """Start the server as a detached process; return its pid once the port accepts."""
+    find_java()
+    running = read_pid(config)
+    if running is not None:
+        raise ServerError(
+            f"a cdc-lake server is already running (pid {running}, home {config.home}); "
+            "`cdc-lake stop` first"
+        )
+    if port_in_use(config.host, config.port):
+        raise ServerError(_port_taken_message(config))
+    config.home.mkdir(parents=True, exist_ok=True)
+    command = [sys.executable, "-m", "cdc_lake.cli", "serve", "--foreground"]
+    command += ["--home", str(config.home), "--host", config.host, "--port", str(config.port)]
+    command += ["--master", config.master]
+    for key, value in config.conf.items():
+        command += ["--conf", f"{key}={value}"]
+    with config.log_file.open("ab") as log:
+        process = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    config.pid_file.write_text(f"{process.pid}\n")
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            config.pid_file.unlink(missing_ok=True)
+            raise ServerError(
+                f"the server stopped during start-up (exit {process.returncode}): "
+                f"{last_error_line(config.log_file)} - full log: {config.log_file}"
+            )
+        if port_in_use(config.host, config.port):
+            config.state_file.write_text(
+                json.dumps(
+                    {"pid": process.pid, "host": config.host, "port": config.port,
+                     "master": config.master, "log": str(config.log_file)}
+                )
+            )
+            return process.pid
+        time.sleep(0.5)
+    os.killpg(process.pid, signal.SIGTERM)
+    config.pid_file.unlink(missing_ok=True)
+    raise ServerError(
+        f"the server did not accept connections within {timeout_s:.0f} s; see {config.log_file}"
+    )
+
+
+def stop(config: ServerConfig, timeout_s: float = STOP_TIMEOUT_S) -> int | None:
+    """Stop the background server; returns the pid stopped, or None if none was running."""
+    pid = read_pid(config)
+    if pid is None:
+        config.pid_file.unlink(missing_ok=True)
+        return None
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.3)
+    else:
+        os.killpg(pid, signal.SIGKILL)
+    config.pid_file.unlink(missing_ok=True)
+    config.state_file.unlink(missing_ok=True)
+    return pid
+
+
+def status(config: ServerConfig) -> str | None:
+    """One line describing the running server, or None when it is not running."""
+    pid = read_pid(config)
+    if pid is None:
+        return None
+    try:
+        state = json.loads(config.state_file.read_text())
+    except (OSError, ValueError):
+        return f"starting or unresponsive (pid {pid}); log: {config.log_file}"
+    listening = port_in_use(state["host"], state["port"])
+    where = f"{state['host']}:{state['port']}"
+    health = "accepting connections" if listening else "NOT accepting connections"
+    return (
+        f"running (pid {pid}) on {where}, {health}; master {state['master']}; "
+        f"home {config.home}; log {config.log_file}"
+    )
+
+
+def last_error_line(log_file: Path) -> str:
+    """The most telling line of a failed start: the last error or exception message."""
+    try:
+        lines = log_file.read_text(errors="replace").splitlines()
+    except OSError:
+        return "no log written"
+    markers = ("Error", "ERROR", "Exception", "error:")
+    for line in reversed(lines):
+        if any(marker in line for marker in markers) and not line.startswith("\tat "):
+            return line.strip()[:300]
+    return lines[-1].strip()[:300] if lines else "the log is empty"
+
+
+def _port_taken_message(config: ServerConfig) -> str:
+    return (
+        f"{config.host}:{config.port} is already in use: another server is listening there "
+        "(`cdc-lake status` tells whether it is ours); stop it or pass --port"
+    )
