@@ -1,7 +1,7 @@
 {#
     The staging logic shared by DataWorks-to-Kafka JSON and DataHub Blob (the same JSON as
     UTF-8 bytes). `decoded_messages` names a CTE with the landing columns plus
-    `message_text` (the JSON, or NULL), `decode_error` and `raw_value_text`. Emits CTEs ending
+    `message_json` (the JSON, or NULL), `decode_error` and `raw_value_text`. Emits CTEs ending
     in `final`, one row per staged event (see _macros.yml).
 #}
 {% macro dataworks_staged_events(decoded_messages, source_format) -%}
@@ -27,7 +27,7 @@ parsed as (
         raw_value_text,
         sha2(raw_value_text, 256) as message_hash,
         from_json(
-            message_text,
+            message_json,
             '{{ dataworks_message_schema() | replace("\n", " ") }}',
             map('columnNameOfCorruptRecord', '_corrupt_record')
         ) as message
@@ -112,7 +112,11 @@ validated as (
         case
             when decode_error is not null then decode_error
             when raw_value_text is null then 'NULL message value: DataWorks sends no tombstones'
-            when message._corrupt_record is not null then 'not valid JSON'
+            when try_parse_json(message._corrupt_record) is null
+                and message._corrupt_record is not null
+                then 'not valid JSON'
+            when message._corrupt_record is not null
+                then 'JSON not shaped like a DataWorks message (a field has the wrong type)'
             when source_op is null then 'no payload.op: not a DataWorks message'
             when op_event_kind is null then 'unknown payload.op ' || source_op
             when op_event_kind != 'change' then null

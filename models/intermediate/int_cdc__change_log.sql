@@ -8,7 +8,8 @@ staged_events as (
 
 row_changes as (
 
-    select * from staged_events where event_kind = 'change'
+    select * from staged_events
+    where event_kind = 'change'
 
 ),
 

@@ -9,13 +9,19 @@ staged_events as (
 {# DDL events, and truncates too: a truncate changes rows (change log) and is a statement (here). #}
 selected_events as (
 
-    select * from staged_events where event_kind = 'schema_change' or (event_kind = 'change' and op = 'truncate')
+    select *
+    from staged_events
+    where event_kind = 'schema_change' or (event_kind = 'change' and op = 'truncate')
 
 ),
 
 first_deliveries as (
 
-    {{ deduplicate('selected_events', partition_by='event_id', order_by='loaded_at, source_position') }}
+    {{ deduplicate(
+        'selected_events',
+        partition_by='event_id',
+        order_by='loaded_at, source_position',
+    ) }}
 
 ),
 

@@ -9,22 +9,22 @@
 with
 
 {% for staging_model in staging_models %}
-{{ staging_model }} as (
+    {{ staging_model }} as (
 
-    select * from {{ ref(staging_model) }}
+        select * from {{ ref(staging_model) }}
 
-),
+    ),
 
 {% endfor %}
 final as (
 
     {% for staging_model in staging_models %}
-    select
-        {{ staged_event_columns() | join(',\n        ') }}
-    from {{ staging_model }}
-    {% if not loop.last %}
-    union all
-    {% endif %}
+        select
+            {{ staged_event_columns() | join(',\n        ') }}
+        from {{ staging_model }}
+        {% if not loop.last %}
+            union all
+        {% endif %}
     {% endfor %}
 
 )

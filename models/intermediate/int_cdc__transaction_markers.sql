@@ -8,13 +8,18 @@ staged_events as (
 
 selected_events as (
 
-    select * from staged_events where event_kind = 'transaction'
+    select * from staged_events
+    where event_kind = 'transaction'
 
 ),
 
 first_deliveries as (
 
-    {{ deduplicate('selected_events', partition_by='event_id', order_by='loaded_at, source_position') }}
+    {{ deduplicate(
+        'selected_events',
+        partition_by='event_id',
+        order_by='loaded_at, source_position',
+    ) }}
 
 ),
 

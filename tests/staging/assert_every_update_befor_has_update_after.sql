@@ -18,13 +18,25 @@ stg_datahub__blob as (
 
 unpaired as (
 
-    select source_format, table_key, event_sequence, rejection_reason, source_file, kafka_offset
+    select
+        source_format,
+        table_key,
+        event_sequence,
+        rejection_reason,
+        source_file,
+        kafka_offset
     from stg_dataworks__json
     where source_op = 'UPDATE_BEFOR'
 
     union all
 
-    select source_format, table_key, event_sequence, rejection_reason, source_file, kafka_offset
+    select
+        source_format,
+        table_key,
+        event_sequence,
+        rejection_reason,
+        source_file,
+        kafka_offset
     from stg_datahub__blob
     where source_op = 'UPDATE_BEFOR'
 

@@ -10,10 +10,13 @@ UDF: Spark's `unhex`, `unbase64` and `decode` do the job (see the README's UDF t
 from __future__ import annotations
 
 import base64
+import re
 
 # A list longer than this is not a column value anyone meant to replicate (and would cost
 # memory for nothing): it is reported instead of decoded.
 MAX_BYTE_LIST_ITEMS = 16 * 1024 * 1024
+# ASCII decimal only: Python's int() would also take "1_0" and non-ASCII digits.
+BYTE_ITEM = re.compile(r"[+-]?[0-9]+")
 
 
 def decode_byte_list(text: str | None) -> tuple[str | None, str | None]:
@@ -36,10 +39,9 @@ def decode_byte_list(text: str | None) -> tuple[str | None, str | None]:
     out = bytearray()
     for position, item in enumerate(items):
         token = item.strip()
-        try:
-            number = int(token, 10)
-        except ValueError:
+        if not BYTE_ITEM.fullmatch(token):
             return None, f"item {position} is not an integer: {token[:20]!r}"
+        number = int(token)
         if not -128 <= number <= 255:
             return None, f"item {position} is out of the byte range -128..255: {number}"
         out.append(number & 0xFF)

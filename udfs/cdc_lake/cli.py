@@ -45,7 +45,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--home", type=Path, default=None, help="data folder (.cdc-lake/)")
     serve.add_argument("--master", default="local[*]", help="Spark master (local[*])")
     serve.add_argument(
-        "--conf", type=_conf_pair, action="append", default=[], metavar="KEY=VALUE",
+        "--conf",
+        type=_conf_pair,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
         help="Spark setting, repeatable",
     )
     serve.add_argument("--foreground", action="store_true", help="stay attached")
@@ -92,8 +96,10 @@ def main(argv: list[str] | None = None) -> int:
                 server.run_foreground(config)
             else:
                 pid = server.start_background(config)
-                print(f"cdc-lake server running on {config.host}:{config.port} (pid {pid}); "
-                      f"log: {config.log_file}")
+                print(
+                    f"cdc-lake server running on {config.host}:{config.port} (pid {pid}); "
+                    f"log: {config.log_file}"
+                )
         elif args.command == "stop":
             pid = server.stop(_config(args))
             print("no cdc-lake server running" if pid is None else f"stopped (pid {pid})")

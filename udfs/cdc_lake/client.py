@@ -1,4 +1,4 @@
-"""A plain Thrift (HiveServer2) client for the cdc-lake server, as dbt-spark's thrift method uses."""
+"""A plain Thrift (HiveServer2) client for the cdc-lake server, as dbt-spark's thrift uses."""
 
 from __future__ import annotations
 
@@ -46,7 +46,8 @@ def run(cursor: Any, statement: str) -> list[tuple]:
 
 def _server_message(error: Exception) -> str:
     """The useful line of a HiveServer2 error (PyHive wraps it in a Thrift status struct)."""
-    status = getattr(getattr(error, "args", [None])[0], "status", None)
+    args = getattr(error, "args", ())
+    status = getattr(args[0] if args else None, "status", None)
     message = getattr(status, "errorMessage", None) or str(error)
     first = message.strip().splitlines()[0] if message.strip() else type(error).__name__
     return first[:1000]

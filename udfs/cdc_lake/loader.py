@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -25,6 +26,10 @@ from cdc_lake.formats import FORMATS, LOADED_FILES_TABLE, bootstrap_statements, 
 KCAT_KEYS = frozenset({"topic", "partition", "offset", "payload"})
 KCAT_SCHEMA = "topic string, partition int, offset bigint, key string, ts bigint, payload string"
 MAX_EPOCH_MS = 253402300799999  # 9999-12-31: beyond it Spark's timestamps overflow
+# Envelope detection reads the first message line whole, up to this size.
+MAX_FIRST_LINE_BYTES = 16 << 20
+# Hadoop reads a path as a glob: these characters must be escaped to stand for themselves.
+GLOB_SPECIAL = re.compile(r"([\\\[\]{}*?])")
 
 
 @dataclass(frozen=True)
@@ -48,8 +53,10 @@ def expand_paths(paths: Iterable[Path]) -> list[Path]:
     for path in paths:
         if path.is_dir():
             files += sorted(
-                p for p in path.rglob("*")
-                if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
+                p
+                for p in path.rglob("*")
+                if p.is_file()
+                and not any(part.startswith(".") for part in p.relative_to(path).parts)
             )
         elif path.is_file():
             files.append(path)
@@ -61,31 +68,30 @@ def expand_paths(paths: Iterable[Path]) -> list[Path]:
 def inspect_file(path: Path) -> tuple[str, str, int]:
     """(sha256 of the content, envelope kind, size) from one pass over the file."""
     digest = hashlib.sha256()
-    first_line = b""
+    head = b""
+    first_line: bytes | None = None
     size = 0
     with path.open("rb") as handle:
         for chunk in iter(lambda: handle.read(1 << 20), b""):
             digest.update(chunk)
             size += len(chunk)
-            if not first_line.strip():
-                first_line = _first_nonblank_line(first_line + chunk)
-    return digest.hexdigest(), detect_envelope(first_line), size
-
-
-def _first_nonblank_line(data: bytes) -> bytes:
-    for line in data.splitlines():
-        if line.strip():
-            return line
-    return b""
+            if first_line is None:
+                head = (head + chunk).lstrip()
+                newline = head.find(b"\n")
+                if newline >= 0:
+                    first_line = head[:newline]
+                elif len(head) > MAX_FIRST_LINE_BYTES:
+                    first_line = head
+    return digest.hexdigest(), detect_envelope(head if first_line is None else first_line), size
 
 
 def detect_envelope(first_line: bytes) -> str:
-    """"kcat" when the first message line is a kcat -J envelope, else "jsonl" (bare values)."""
+    """ "kcat" when the first message line is a kcat -J envelope, else "jsonl" (bare values)."""
     try:
         parsed = json.loads(first_line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return "jsonl"
-    if isinstance(parsed, dict) and KCAT_KEYS <= parsed.keys():
+    if isinstance(parsed, dict) and parsed.keys() >= KCAT_KEYS:
         return "kcat"
     return "jsonl"
 
@@ -95,10 +101,17 @@ def sql_string(text: str) -> str:
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
+def spark_path(path: Path) -> str:
+    """The file as Spark's `text` source must be given it: a file URI, not percent-encoded
+    (Spark does not decode it), with Hadoop's glob characters escaped."""
+    return "file://" + GLOB_SPECIAL.sub(r"\\\1", str(path.resolve()))
+
+
 def insert_statement(fmt: str, path: Path, envelope: str, loaded_at: str) -> str:
     """The `insert ... select` that makes Spark read one file into the landing table."""
+    table = landing_table(fmt)
     binary = FORMATS[fmt] == "binary"
-    uri = path.resolve().as_uri().replace("`", "``")
+    uri = spark_path(path).replace("`", "``")
     lineage = (
         f"{sql_string(str(path.resolve()))} as source_file,\n"
         "    monotonically_increasing_id() as source_position,\n"
@@ -109,7 +122,7 @@ def insert_statement(fmt: str, path: Path, envelope: str, loaded_at: str) -> str
         # valid envelope with a null payload (a Kafka tombstone) lands as a NULL value.
         payload = "case when envelope.offset is null then line else envelope.payload end"
         value = f"cast({payload} as binary)" if binary else payload
-        return f"""insert into {landing_table(fmt)}
+        return f"""insert into {table}
 select
     {value} as value,
     envelope.topic as kafka_topic,
@@ -125,7 +138,7 @@ from (
     where trim(value) != ''
 ) as lines"""
     value = "cast(value as binary)" if binary else "value"
-    return f"""insert into {landing_table(fmt)}
+    return f"""insert into {table}
 select
     {value} as value,
     cast(null as string) as kafka_topic,

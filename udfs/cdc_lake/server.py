@@ -16,6 +16,7 @@ import socket
 import subprocess
 import sys
 import time
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -76,7 +77,11 @@ def spark_conf(config: ServerConfig) -> dict[str, str]:
     if config.master.startswith("local"):
         # Small default for one machine; AQE still coalesces. A cluster keeps Spark's own.
         defaults["spark.sql.shuffle.partitions"] = "8"
-    return defaults | config.conf
+    conf = defaults | config.conf
+    java_options = "spark.driver.extraJavaOptions"
+    if java_options in config.conf:  # keep Derby's files in the home as well
+        conf[java_options] = f"{defaults[java_options]} {config.conf[java_options]}"
+    return conf
 
 
 def find_java() -> str:
@@ -111,6 +116,9 @@ def read_pid(config: ServerConfig) -> int | None:
         pid = int(config.pid_file.read_text().strip())
     except (OSError, ValueError):
         return None
+    with suppress(ChildProcessError):  # our own exited child: reap it, it is not running
+        if os.waitpid(pid, os.WNOHANG)[0] == pid:
+            return None
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -202,8 +210,13 @@ def start_background(config: ServerConfig, timeout_s: float = START_TIMEOUT_S) -
         if port_in_use(config.host, config.port):
             config.state_file.write_text(
                 json.dumps(
-                    {"pid": process.pid, "host": config.host, "port": config.port,
-                     "master": config.master, "log": str(config.log_file)}
+                    {
+                        "pid": process.pid,
+                        "host": config.host,
+                        "port": config.port,
+                        "master": config.master,
+                        "log": str(config.log_file),
+                    }
                 )
             )
             return process.pid
@@ -224,9 +237,7 @@ def stop(config: ServerConfig, timeout_s: float = STOP_TIMEOUT_S) -> int | None:
     os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
+        if read_pid(config) is None:
             break
         time.sleep(0.3)
     else:

@@ -13,7 +13,7 @@ decoded as (
         *,
         case
             when is_valid_utf8(cast(value as string)) then cast(value as string)
-        end as message_text,
+        end as message_json,
         case
             when value is not null and not is_valid_utf8(cast(value as string))
                 then 'Blob record is not UTF-8 text'

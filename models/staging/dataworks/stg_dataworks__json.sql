@@ -10,7 +10,7 @@ decoded as (
 
     select
         *,
-        value as message_text,
+        value as message_json,
         cast(null as string) as decode_error,
         value as raw_value_text
 

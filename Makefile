@@ -1,0 +1,67 @@
+# cdc-lake: the two commands of the README are `make run` and `make test`.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+DBT := $(BIN)/dbt
+DBT_FLAGS := --profiles-dir profiles
+
+.PHONY: run test setup lint format serve stop load-samples build docs benchmark clean
+
+## run: set up, start the embedded server, load the bundled samples, dbt build, print the current state
+run: setup serve load-samples build
+	@$(BIN)/cdc-lake sql "select table_key, primary_key, is_deleted, last_op, \
+	  cast(last_source_ts as string) as last_source_ts, to_json(row_data) as row_data \
+	  from cdc_lake.cdc_current_state order by table_key, primary_key"
+	@echo "The server keeps running for dbt by hand (make stop to end it)."
+
+## test: set up, lint SQL and Python, run every test (unit and against a real Spark Thrift server)
+test: setup lint
+	$(BIN)/pytest
+
+## setup: the virtual environment with the pinned dependencies (needs python3 and Java 17)
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	@command -v java >/dev/null || [ -x "$$JAVA_HOME/bin/java" ] || \
+	  { echo "Java not found: Spark needs Java 17 (apt-get install openjdk-17-jre-headless)"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@
+
+lint: setup
+	$(BIN)/ruff check udfs
+	$(BIN)/ruff format --check udfs
+	$(BIN)/sqlfluff lint models macros tests
+
+format: setup
+	$(BIN)/ruff format udfs
+	$(BIN)/ruff check --fix udfs
+	$(BIN)/sqlfluff fix models macros tests
+
+serve: setup
+	@$(BIN)/cdc-lake status >/dev/null || $(BIN)/cdc-lake serve
+
+stop: setup
+	$(BIN)/cdc-lake stop
+
+## load-samples: every bundled sample folder seeds/samples/<format>/ into cdc_raw.<format>
+load-samples: setup
+	@for dir in seeds/samples/*/; do \
+	  $(BIN)/cdc-lake load --format "$$(basename "$$dir")" "$$dir" || exit 1; \
+	done
+
+build: setup
+	$(DBT) build $(DBT_FLAGS)
+
+docs: setup
+	$(DBT) docs generate $(DBT_FLAGS)
+	$(DBT) docs serve $(DBT_FLAGS) --port 8080
+
+benchmark: setup
+	$(BIN)/python udfs/benchmarks/bench_load.py
+
+clean:
+	-$(BIN)/cdc-lake stop
+	rm -rf .cdc-lake target logs

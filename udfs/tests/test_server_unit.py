@@ -1,0 +1,257 @@
+"""Server settings, process bookkeeping and the CLI's argument and error handling, without Spark.
+
+What dbt and the UDFs rely on (single session, UTC, one data folder) is decided by
+`spark_conf`; users meet the rest as one-line errors, which must stay one line and say why.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cdc_lake import cli
+from cdc_lake.server import (
+    ServerConfig,
+    ServerError,
+    find_java,
+    last_error_line,
+    port_in_use,
+    read_pid,
+    spark_conf,
+)
+
+# --- spark_conf ------------------------------------------------------------------------------
+
+
+def test_defaults_dbt_and_the_udfs_rely_on(tmp_path: Path) -> None:
+    conf = spark_conf(ServerConfig(home=tmp_path, host="0.0.0.0", port=10123))
+    assert conf["spark.sql.hive.thriftServer.singleSession"] == "true"
+    assert conf["spark.sql.session.timeZone"] == "UTC"
+    assert conf["spark.sql.catalogImplementation"] == "hive"
+    assert conf["spark.hadoop.hive.server2.thrift.bind.host"] == "0.0.0.0"
+    assert conf["spark.hadoop.hive.server2.thrift.port"] == "10123"
+
+
+def test_all_state_lives_under_the_home(tmp_path: Path) -> None:
+    conf = spark_conf(ServerConfig(home=tmp_path))
+    assert conf["spark.sql.warehouse.dir"] == str(tmp_path / "warehouse")
+    assert conf["spark.hadoop.javax.jdo.option.ConnectionURL"] == (
+        f"jdbc:derby:;databaseName={tmp_path / 'metastore_db'};create=true"
+    )
+    assert f"-Dderby.system.home={tmp_path}" in conf["spark.driver.extraJavaOptions"]
+    assert conf["spark.local.dir"] == str(tmp_path / "tmp")
+
+
+def test_a_relative_home_becomes_absolute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server runs detached; a relative path would depend on its working directory."""
+    monkeypatch.chdir(tmp_path)
+    conf = spark_conf(ServerConfig(home=Path("data")))
+    assert conf["spark.sql.warehouse.dir"] == str(tmp_path.resolve() / "data" / "warehouse")
+
+
+def test_conf_overrides_win(tmp_path: Path) -> None:
+    overrides = {
+        "spark.sql.session.timeZone": "Asia/Shanghai",
+        "spark.sql.shuffle.partitions": "200",
+        "spark.executor.memory": "2g",
+    }
+    conf = spark_conf(ServerConfig(home=tmp_path, conf=overrides))
+    assert conf | overrides == conf
+
+
+@pytest.mark.parametrize("master", ["local[*]", "local[2]", "local"])
+def test_local_masters_get_few_shuffle_partitions(tmp_path: Path, master: str) -> None:
+    assert (
+        spark_conf(ServerConfig(home=tmp_path, master=master))["spark.sql.shuffle.partitions"]
+        == "8"
+    )
+
+
+@pytest.mark.parametrize("master", ["spark://head:7077", "yarn", "k8s://https://api:6443"])
+def test_clusters_keep_sparks_shuffle_partitions(tmp_path: Path, master: str) -> None:
+    assert "spark.sql.shuffle.partitions" not in spark_conf(
+        ServerConfig(home=tmp_path, master=master)
+    )
+
+
+# --- port_in_use -----------------------------------------------------------------------------
+
+
+def test_a_listening_port_is_in_use() -> None:
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        assert port_in_use("127.0.0.1", listener.getsockname()[1])
+
+
+def test_a_closed_port_is_free() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    assert not port_in_use("127.0.0.1", port)
+
+
+# --- last_error_line -------------------------------------------------------------------------
+
+
+def test_last_error_line_skips_stack_frames(tmp_path: Path) -> None:
+    log = tmp_path / "server.log"
+    log.write_text(
+        "INFO SparkContext: Running Spark version 4.1\n"
+        "ERROR SparkContext: Error initializing SparkContext.\n"
+        "java.net.BindException: Address already in use\n"
+        "\tat sun.nio.ch.Net.bind(Net.java:565)\n"
+        "\tat org.apache.thrift.TServerSocketException.<init>(TServerSocket.java:1)\n"
+        "INFO ShutdownHookManager: Shutdown hook called\n"
+    )
+    assert last_error_line(log) == "java.net.BindException: Address already in use"
+
+
+def test_last_error_line_finds_python_errors(tmp_path: Path) -> None:
+    log = tmp_path / "server.log"
+    log.write_text(
+        "Traceback (most recent call last):\n"
+        '  File "cli.py", line 1, in <module>\n'
+        "ModuleNotFoundError: No module named 'pyspark'\n"
+    )
+    assert last_error_line(log) == "ModuleNotFoundError: No module named 'pyspark'"
+
+
+def test_last_error_line_without_errors_gives_the_last_line(tmp_path: Path) -> None:
+    log = tmp_path / "server.log"
+    log.write_text("starting\n  killed  \n")
+    assert last_error_line(log) == "killed"
+
+
+def test_last_error_line_is_capped(tmp_path: Path) -> None:
+    log = tmp_path / "server.log"
+    log.write_text("Exception: " + "x" * 1000 + "\n")
+    assert len(last_error_line(log)) == 300
+
+
+def test_last_error_line_of_an_empty_log(tmp_path: Path) -> None:
+    log = tmp_path / "server.log"
+    log.write_text("")
+    assert last_error_line(log) == "the log is empty"
+
+
+def test_last_error_line_without_a_log(tmp_path: Path) -> None:
+    assert last_error_line(tmp_path / "missing.log") == "no log written"
+
+
+# --- find_java -------------------------------------------------------------------------------
+
+
+def test_java_home_without_java_is_named_in_the_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path))
+    with pytest.raises(ServerError, match=re.escape(f"JAVA_HOME={tmp_path} has no bin/java")):
+        find_java()
+
+
+def test_java_home_with_java_is_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    java = tmp_path / "bin" / "java"
+    java.parent.mkdir()
+    java.write_text("#!/bin/sh\n")
+    java.chmod(0o755)
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path))
+    assert find_java() == str(java)
+
+
+def test_no_java_at_all_says_how_to_get_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(ServerError, match=r"^Java not found: .* or set JAVA_HOME$"):
+        find_java()
+
+
+# --- read_pid --------------------------------------------------------------------------------
+
+
+def test_stale_pid_file_is_ignored(tmp_path: Path) -> None:
+    finished = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    config = ServerConfig(home=tmp_path)
+    config.pid_file.write_text(finished.stdout)
+    assert read_pid(config) is None
+
+
+@pytest.mark.parametrize("content", [None, "", "not a pid\n"])
+def test_missing_or_garbled_pid_file_is_ignored(tmp_path: Path, content: str | None) -> None:
+    config = ServerConfig(home=tmp_path)
+    if content is not None:
+        config.pid_file.write_text(content)
+    assert read_pid(config) is None
+
+
+def test_live_pid_is_returned(tmp_path: Path) -> None:
+    config = ServerConfig(home=tmp_path)
+    config.pid_file.write_text(f"{os.getpid()}\n")
+    assert read_pid(config) == os.getpid()
+
+
+def test_exited_unreaped_child_is_not_running(tmp_path: Path) -> None:
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    try:
+        os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOWAIT)
+        config = ServerConfig(home=tmp_path)
+        config.pid_file.write_text(f"{child.pid}\n")
+        assert read_pid(config) is None
+    finally:
+        child.wait()
+
+
+# --- cli -------------------------------------------------------------------------------------
+
+
+def test_serve_conf_pairs_split_on_the_first_equals() -> None:
+    args = cli.build_parser().parse_args(["serve", "--conf", "a=b", "--conf", "c=d=e"])
+    assert args.conf == [("a", "b"), ("c", "d=e")]
+
+
+def test_serve_conf_without_a_value_is_rejected(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        cli.build_parser().parse_args(["serve", "--conf", "novalue"])
+    assert exit_info.value.code == 2
+    assert "--conf takes key=value, got 'novalue'" in capsys.readouterr().err
+
+
+def test_load_rejects_an_unknown_format(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["load", "--format", "nope", "x"])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "invalid choice: 'nope'" in err
+    assert "dataworks_json" in err
+
+
+def test_sql_without_a_server_is_a_one_line_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["sql", "--port", "1", "select 1"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("cdc-lake: error: cannot reach a Spark Thrift server at ")
+    assert ":1 " in captured.err
+    assert captured.err.count("\n") == 1
+
+
+def test_status_without_a_server(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["status", "--home", str(tmp_path)]) == 3
+    assert capsys.readouterr().out == "not running\n"
+
+
+def test_stop_without_a_server(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["stop", "--home", str(tmp_path)]) == 0
+    assert capsys.readouterr().out == "no cdc-lake server running\n"
