@@ -1,4 +1,5 @@
-{# from_json schema of a DataWorks / DataHub Blob message; row values as variant keep numbers exact. #}
+{# from_json schema of a DataWorks / DataHub Blob message.
+   Row values are variant: numbers keep their exact digits. #}
 {% macro dataworks_message_schema() -%}
     struct<
         schema: struct<

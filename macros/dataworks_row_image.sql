@@ -1,4 +1,5 @@
-{# A DataWorks dataColumn object to the change log's row map: DATE epoch ms to UTC text, the rest as sent. #}
+{# A DataWorks dataColumn object to the change log's row map:
+   DATE epoch ms to UTC text, every other value as sent. #}
 {% macro dataworks_row_image(data_column, column_types) -%}
     transform_values(
         {{ data_column }},

@@ -1,4 +1,5 @@
-{# The columns every staging model emits, in order: the contract between staging and everything after. #}
+{# The columns every staging model emits, in order:
+   the contract between staging and everything after it. #}
 {% macro staged_event_columns() -%}
     {{ return([
         'event_id', 'event_kind', 'source_format', 'source_op',

@@ -1,13 +1,14 @@
-{# Generic test: no two rows share the same values of the given columns (dbt-utils is unreachable here). #}
+{# Generic test: no two rows share the values of the given columns
+   (dbt-utils is not reachable from these machines). #}
 {% test unique_combination_of_columns(model, combination_of_columns) %}
 
-    {%- set columns = combination_of_columns | join(', ') %}
+{%- set columns = combination_of_columns | join(', ') %}
 
-    select
-        {{ columns }},
-        count(*) as duplicate_count
-    from {{ model }}
-    group by {{ columns }}
-    having count(*) > 1
+select
+    {{ columns }},
+    count(*) as duplicate_count
+from {{ model }}
+group by {{ columns }}
+having count(*) > 1
 
 {% endtest %}
