@@ -299,3 +299,23 @@ def test_schema_changes_keep_ddl_text_and_raw_ddl_meta(pipeline_build: Any, curs
             "event_sequence": "1605339516000000035",
         },
     ]
+
+
+def test_transaction_markers_bound_their_changes(pipeline_build: Any, cursor: Any) -> None:
+    markers = query(
+        cursor,
+        """
+        select marker, event_sequence, ordering_key
+        from cdc_lake_intermediate.int_cdc__transaction_markers order by ordering_key""",
+    )
+    assert [(m["marker"], m["event_sequence"]) for m in markers] == [
+        ("transaction_begin", "4000"),
+        ("transaction_end", "4003"),
+    ]
+    changes = query(
+        cursor,
+        f"select ordering_key from {CHANGE_LOG} where table_key = 'fixture_db.orders'",
+    )
+    assert len(changes) == 2
+    begin, end = markers[0]["ordering_key"], markers[1]["ordering_key"]
+    assert all(begin < change["ordering_key"] < end for change in changes)
