@@ -1,44 +1,33 @@
 {{ config(severity='warn') }}
 
 {# DataWorks / DataHub Blob: an UPDATE_BEFOR message must have an UPDATE_AFTER with the same
-   sequenceId; staging rejects the ones that do not, and this test lists them. #}
+   sequenceId. Staging absorbs the paired ones and rejects the rest: this test lists those. #}
+{%- set dataworks_staging_models = ['stg_dataworks__json', 'stg_datahub__blob'] %}
+
 with
 
-stg_dataworks__json as (
+{% for staging_model in dataworks_staging_models %}
+    {{ staging_model }} as (
 
-    select * from {{ ref('stg_dataworks__json') }}
+        select * from {{ ref(staging_model) }}
 
-),
-
-stg_datahub__blob as (
-
-    select * from {{ ref('stg_datahub__blob') }}
-
-),
+    ),
+{% endfor %}
 
 unpaired as (
 
-    select
-        source_format,
-        table_key,
-        event_sequence,
-        rejection_reason,
-        source_file,
-        kafka_offset
-    from stg_dataworks__json
-    where source_op = 'UPDATE_BEFOR'
-
-    union all
-
-    select
-        source_format,
-        table_key,
-        event_sequence,
-        rejection_reason,
-        source_file,
-        kafka_offset
-    from stg_datahub__blob
-    where source_op = 'UPDATE_BEFOR'
+    {% for staging_model in dataworks_staging_models %}
+        select
+            source_format,
+            table_key,
+            event_sequence,
+            rejection_reason,
+            source_file,
+            kafka_offset
+        from {{ staging_model }}
+        where source_op = 'UPDATE_BEFOR'
+        {% if not loop.last %}union all{% endif %}
+    {% endfor %}
 
 )
 
