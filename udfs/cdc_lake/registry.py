@@ -1,76 +1,92 @@
 """Every SQL function cdc-lake adds to Spark, registered in one place.
 
-Each UDF is a pure Python function tested without Spark (the modules beside this one),
-wrapped here as a vectorised (Arrow / pandas) UDF so that Spark hands it whole batches rather
-than one row at a time. Bad input never raises inside a Spark task: the value function gives
-NULL and its companion `<name>_error` function gives the reason.
+Each UDF is a pure Python decoder, `decode(x) -> (value, error)`, tested without Spark in the
+modules beside this one. It is registered twice:
+
+- `name(x)`: the value, or NULL when the input is NULL or cannot be decoded;
+- `name_error(x)`: NULL when `name(x)` succeeded (or the input is NULL), else the reason.
+
+So bad input never raises inside a Spark task, and SQL can keep the reason (staging models
+put it in `rejection_reason`). Text results are pandas (Arrow) UDFs: Spark hands them whole
+batches. Struct results are Arrow-optimised Python UDFs, because a pandas UDF cannot return
+a NULL struct.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 from pyspark.sql import SparkSession
-from pyspark.sql.functions import pandas_udf
+from pyspark.sql.functions import pandas_udf, udf
 
 from cdc_lake.byte_codecs import decode_byte_list
 
+Decode = Callable[[Any], tuple[Any, str | None]]
+
 
 @dataclass(frozen=True)
-class UdfSpec:
-    """One SQL function: its name, what it takes and gives, and the pure function behind it."""
+class Decoder:
+    """One decoding UDF: SQL name, what it takes and gives, and the pure function behind it."""
 
     name: str
-    signature: str
-    returns: str
+    takes: str
+    returns: str  # Spark SQL type of the value
     description: str
-    function: Callable[[str | None], tuple[str | None, str | None]]
-    part: int  # 0: the value, 1: the error reason
+    decode: Decode
 
 
-def _value_and_error(
-    name: str, signature: str, description: str, function: Callable
-) -> list[UdfSpec]:
-    """The pair `name` (value or NULL) and `name_error` (reason or NULL) of one decoder."""
-    return [
-        UdfSpec(name, signature, "string", description, function, 0),
-        UdfSpec(
-            f"{name}_error",
-            signature,
-            "string",
-            f"Why `{name}` gave NULL for a non-NULL input; NULL when it succeeded.",
-            function,
-            1,
-        ),
-    ]
+DECODERS: list[Decoder] = [
+    Decoder(
+        name="byte_list_to_base64",
+        takes="string: `[106, 103, 111]`, signed (-128..127) or unsigned values, `[]` = empty",
+        returns="string",
+        description="Huawei DRS byte list to standard base64 (`amdv`).",
+        decode=decode_byte_list,
+    ),
+]
 
 
-UDFS: list[UdfSpec] = _value_and_error(
-    "byte_list_to_base64",
-    "byte_list_to_base64(text string) -> string",
-    "Huawei DRS byte list `[106, 103, 111]` (signed or unsigned values, `[]` = empty) to "
-    "standard base64 (`amdv`).",
-    decode_byte_list,
-)
-
-
-def _vectorised(spec: UdfSpec):
-    """A pandas UDF applying the spec's pure function to each value of a batch."""
-    function, part = spec.function, spec.part
+def _text_udf(decode: Decode, part: int, name: str) -> Any:
+    """A pandas UDF giving part 0 (value) or 1 (error) of `decode` for each value of a batch."""
 
     def apply(values: pd.Series) -> pd.Series:
-        return pd.Series(
-            [function(None if pd.isna(v) else v)[part] for v in values], dtype="object"
-        )
+        # pandas hands a NULL string over as NaN, a NULL binary as None.
+        return pd.Series([decode(None if _is_null(v) else v)[part] for v in values], dtype="object")
 
-    apply.__name__ = spec.name
-    return pandas_udf(apply, spec.returns)
+    apply.__name__ = name
+    return pandas_udf(apply, "string")
+
+
+def _struct_udf(decode: Decode, returns: str, name: str) -> Any:
+    """An Arrow-optimised row UDF for struct values (NULL structs must stay NULL)."""
+
+    def apply(value: Any) -> Any:
+        return decode(value)[0]
+
+    apply.__name__ = name
+    return udf(apply, returns, useArrow=True)
+
+
+def _is_null(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and pd.isna(value))
+
+
+def sql_names() -> list[str]:
+    """Every SQL function name registered, value functions and their `_error` companions."""
+    return [name for d in DECODERS for name in (d.name, f"{d.name}_error")]
 
 
 def register_all(spark: SparkSession) -> list[str]:
     """Register every UDF on the session; returns the SQL names registered."""
-    for spec in UDFS:
-        spark.udf.register(spec.name, _vectorised(spec))
-    return [spec.name for spec in UDFS]
+    for decoder in DECODERS:
+        if decoder.returns == "string":
+            value_udf = _text_udf(decoder.decode, 0, decoder.name)
+        else:
+            value_udf = _struct_udf(decoder.decode, decoder.returns, decoder.name)
+        spark.udf.register(decoder.name, value_udf)
+        error_name = f"{decoder.name}_error"
+        spark.udf.register(error_name, _text_udf(decoder.decode, 1, error_name))
+    return sql_names()

@@ -7,15 +7,15 @@ from typing import Any
 import pytest
 from conftest import query
 
-from cdc_lake.registry import UDFS
+from cdc_lake.registry import sql_names
 
 pytestmark = pytest.mark.spark
 
 
 def test_every_registered_udf_is_visible_to_a_new_connection(cursor: Any) -> None:
-    for spec in UDFS:
-        rows = query(cursor, f"show functions like '{spec.name}'")
-        assert [row["function"] for row in rows] == [spec.name]
+    for name in sql_names():
+        rows = query(cursor, f"show functions like '{name}'")
+        assert [row["function"] for row in rows] == [name]
 
 
 def test_byte_list_to_base64_over_thrift(cursor: Any) -> None:
