@@ -23,6 +23,7 @@ from pyspark.sql import SparkSession
 from pyspark.sql.functions import pandas_udf, udf
 
 from cdc_lake.byte_codecs import decode_byte_list
+from cdc_lake.mongo_json import mongo_id_text, mongo_shell_to_json
 
 Decode = Callable[[Any], tuple[Any, str | None]]
 
@@ -45,6 +46,21 @@ DECODERS: list[Decoder] = [
         returns="string",
         description="Huawei DRS byte list to standard base64 (`amdv`).",
         decode=decode_byte_list,
+    ),
+    Decoder(
+        name="mongo_shell_to_json",
+        takes="string: MongoDB shell JSON as Huawei DRS writes DDS `value`/`where`",
+        returns="string",
+        description="Strict JSON, special types as MongoDB Extended JSON v2 "
+        '(`ObjectId("..")` -> `{"$oid":".."}`, `ISODate(..)` -> `{"$date":".."}`, ...).',
+        decode=mongo_shell_to_json,
+    ),
+    Decoder(
+        name="mongo_id_text",
+        takes="string: MongoDB shell JSON or strict JSON of a document",
+        returns="string",
+        description="The document's top-level `_id` as plain text (an ObjectId as its hex).",
+        decode=mongo_id_text,
     ),
 ]
 
