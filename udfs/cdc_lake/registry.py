@@ -23,6 +23,7 @@ from pyspark.sql import SparkSession
 from pyspark.sql.functions import pandas_udf, udf
 
 from cdc_lake.byte_codecs import decode_byte_list
+from cdc_lake.dts_avro import dts_avro_json
 from cdc_lake.mongo_json import mongo_id_text, mongo_shell_to_json
 
 Decode = Callable[[Any], tuple[Any, str | None]]
@@ -61,6 +62,15 @@ DECODERS: list[Decoder] = [
         returns="string",
         description="The document's top-level `_id` as plain text (an ObjectId as its hex).",
         decode=mongo_id_text,
+    ),
+    Decoder(
+        name="dts_avro_json",
+        takes="binary: one Alibaba DTS Avro `Record` (a Kafka message value of `dts_avro`)",
+        returns="string",
+        description="JSON with the header fields, `operation`, `object_name` split into "
+        "database/schema/table, `fields`, before/after images as column -> canonical text, "
+        "and `ddl_text` for DDL records.",
+        decode=dts_avro_json,
     ),
 ]
 
