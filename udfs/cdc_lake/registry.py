@@ -24,9 +24,15 @@ from pyspark.sql.functions import pandas_udf, udf
 
 from cdc_lake.byte_codecs import decode_byte_list
 from cdc_lake.dts_avro import dts_avro_json
+from cdc_lake.java_serialization import ddl_meta_summary, java_object_json
 from cdc_lake.mongo_json import mongo_id_text, mongo_shell_to_json
 
 Decode = Callable[[Any], tuple[Any, str | None]]
+
+DDL_META_SUMMARY_TYPE = (
+    "struct<ddl_text: string, statement_type: string, db_type: string, table_name: string, "
+    "columns: array<struct<action: string, name: string, new_name: string, data_type: string>>>"
+)
 
 
 @dataclass(frozen=True)
@@ -71,6 +77,22 @@ DECODERS: list[Decoder] = [
         "database/schema/table, `fields`, before/after images as column -> canonical text, "
         "and `ddl_text` for DDL records.",
         decode=dts_avro_json,
+    ),
+    Decoder(
+        name="java_object_json",
+        takes="string (base64) or binary: a Java Object Serialization stream (`rO0AB...`)",
+        returns="string",
+        description="JSON tree of the objects: `@class` and fields, enums, collections as JSON "
+        "arrays/objects, back-references resolved, cycles cut. Never loads Java classes.",
+        decode=java_object_json,
+    ),
+    Decoder(
+        name="ddl_meta_summary",
+        takes="string (base64) or binary: DataWorks `ddl.ddlMeta` (a serialized FastSQL DDLMeta)",
+        returns=DDL_META_SUMMARY_TYPE,
+        description="The DDL read from the FastSQL AST: `ddl_text`, `statement_type`, `db_type`, "
+        "`table_name`, `columns` (action add/drop/modify/rename, name, new_name, data_type).",
+        decode=ddl_meta_summary,
     ),
 ]
 
