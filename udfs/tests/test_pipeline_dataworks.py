@@ -273,7 +273,8 @@ def test_schema_changes_keep_ddl_text_and_raw_ddl_meta(pipeline_build: Any, curs
     rows = query(
         cursor,
         """
-        select source_format, ddl_op, table_key, ddl_text, ddl_meta, event_sequence
+        select source_format, ddl_op, table_key, ddl_text, ddl_meta, event_sequence,
+            to_json(ddl_summary) as ddl_summary, ddl_meta_error
         from cdc_lake_intermediate.int_cdc__schema_changes order by table_key""",
     )
     doc = PROJECT_ROOT.parent / "shared/vendor-docs/dataworks-datahub-formats.txt"
@@ -289,6 +290,8 @@ def test_schema_changes_keep_ddl_text_and_raw_ddl_meta(pipeline_build: Any, curs
             "ddl_text": "truncate table truncated",
             "ddl_meta": None,
             "event_sequence": "2002",
+            "ddl_summary": None,
+            "ddl_meta_error": None,
         },
         {
             "source_format": "datahub_blob",
@@ -297,6 +300,17 @@ def test_schema_changes_keep_ddl_text_and_raw_ddl_meta(pipeline_build: Any, curs
             "ddl_text": "alter table t_shiyu_nopk add column holo text",
             "ddl_meta": ddl_meta,
             "event_sequence": "1605339516000000035",
+            "ddl_summary": json.dumps(
+                {
+                    "ddl_text": "alter table t_shiyu_nopk add column holo text",
+                    "statement_type": "alter_table",
+                    "db_type": "mysql",
+                    "table_name": "t_shiyu_nopk",
+                    "columns": [{"action": "add", "name": "holo", "data_type": "text"}],
+                },
+                separators=(",", ":"),
+            ),
+            "ddl_meta_error": None,
         },
     ]
 
