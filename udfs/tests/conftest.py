@@ -38,15 +38,24 @@ def spark_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[server.Se
         pytest.fail(f"these tests run a real Spark Thrift server and need Java: {error}")
     config = server.ServerConfig(home=tmp_path_factory.mktemp("cdc-lake-home"), port=free_port())
     server.start_background(config)
-    previous = os.environ.get("CDC_LAKE_PORT")
-    os.environ["CDC_LAKE_PORT"] = str(config.port)  # read by profiles/profiles.yml
+    # dbt reads the port from profiles/profiles.yml; its artifacts and logs stay per session,
+    # so test sessions never clobber each other's target/ or a developer's.
+    dbt_dirs = tmp_path_factory.mktemp("dbt")
+    settings = {
+        "CDC_LAKE_PORT": str(config.port),
+        "DBT_TARGET_PATH": str(dbt_dirs / "target"),
+        "DBT_LOG_PATH": str(dbt_dirs / "logs"),
+    }
+    previous = {name: os.environ.get(name) for name in settings}
+    os.environ.update(settings)
     try:
         yield config
     finally:
-        if previous is None:
-            os.environ.pop("CDC_LAKE_PORT", None)
-        else:
-            os.environ["CDC_LAKE_PORT"] = previous
+        for name, value in previous.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
         server.stop(config)
 
 
@@ -61,6 +70,11 @@ def query(cursor: Any, statement: str) -> list[dict[str, Any]]:
     rows = run(cursor, statement)
     names = [column[0].split(".")[-1] for column in cursor.description]
     return [dict(zip(names, row, strict=True)) for row in rows]
+
+
+def dbt_target_path() -> Path:
+    """Where this session's dbt writes manifest.json, catalog.json and compiled SQL."""
+    return Path(os.environ["DBT_TARGET_PATH"])
 
 
 def run_dbt(*args: str) -> Any:

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 import pytest
-from conftest import PROJECT_ROOT, run_dbt
+from conftest import dbt_target_path, run_dbt
 
 pytestmark = pytest.mark.spark
 
@@ -14,8 +14,8 @@ pytestmark = pytest.mark.spark
 def test_every_model_source_seed_and_column_is_described(pipeline_build: Any) -> None:
     result = run_dbt("docs", "generate")
     assert result.success, result.exception
-    manifest = json.loads((PROJECT_ROOT / "target/manifest.json").read_text())
-    catalog = json.loads((PROJECT_ROOT / "target/catalog.json").read_text())
+    manifest = json.loads((dbt_target_path() / "manifest.json").read_text())
+    catalog = json.loads((dbt_target_path() / "catalog.json").read_text())
     documented = {**manifest["nodes"], **manifest["sources"]}
     missing = []
     for unique_id, node in documented.items():
