@@ -61,6 +61,13 @@ def build_parser() -> argparse.ArgumentParser:
     load = commands.add_parser("load", help="append raw messages to cdc_raw.<format>")
     with_server_address(load)
     load.add_argument("--format", required=True, choices=sorted(FORMATS), dest="fmt")
+    load.add_argument(
+        "--encoding",
+        choices=("text", "base64"),
+        default="text",
+        help="how each message value is written in the files: as text (JSON formats), or as "
+        "base64 of its bytes (binary formats such as dts_avro)",
+    )
     load.add_argument("paths", nargs="+", type=Path, metavar="PATH")
 
     sql = commands.add_parser("sql", help="run SQL statements and print the rows")
@@ -111,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
             from cdc_lake.loader import load_files
 
             with connect(args.host, args.port) as cursor:
-                for result in load_files(cursor, args.fmt, args.paths):
+                for result in load_files(cursor, args.fmt, args.paths, args.encoding):
                     print(result.describe(args.fmt))
         elif args.command == "sql":
             with connect(args.host, args.port) as cursor:

@@ -107,10 +107,30 @@ def spark_path(path: Path) -> str:
     return "file://" + GLOB_SPECIAL.sub(r"\\\1", str(path.resolve()))
 
 
-def insert_statement(fmt: str, path: Path, envelope: str, loaded_at: str) -> str:
+def value_expression(text: str, fmt: str, encoding: str) -> str:
+    """SQL for the landed value from the message's text in the file.
+
+    `encoding` "text": the text is the message (binary formats land its UTF-8 bytes);
+    "base64": the text is base64 of the message bytes (the way to carry binary messages such
+    as DTS Avro in a line-based file). Text that is not valid base64 lands unchanged, for
+    staging to reject with the rest of the message kept.
+    """
+    binary = FORMATS[fmt] == "binary"
+    if encoding == "text":
+        return f"cast({text} as binary)" if binary else text
+    if encoding != "base64":
+        raise ValueError(f"unknown encoding {encoding!r}: text or base64")
+    decoded = f"try_to_binary({text}, 'base64')"
+    if binary:
+        return f"coalesce({decoded}, cast({text} as binary))"
+    return f"coalesce(cast({decoded} as string), {text})"
+
+
+def insert_statement(
+    fmt: str, path: Path, envelope: str, loaded_at: str, encoding: str = "text"
+) -> str:
     """The `insert ... select` that makes Spark read one file into the landing table."""
     table = landing_table(fmt)
-    binary = FORMATS[fmt] == "binary"
     uri = spark_path(path).replace("`", "``")
     lineage = (
         f"{sql_string(str(path.resolve()))} as source_file,\n"
@@ -121,10 +141,9 @@ def insert_statement(fmt: str, path: Path, envelope: str, loaded_at: str) -> str
         # A line that is not an envelope is kept whole as the value (staging rejects it); a
         # valid envelope with a null payload (a Kafka tombstone) lands as a NULL value.
         payload = "case when envelope.offset is null then line else envelope.payload end"
-        value = f"cast({payload} as binary)" if binary else payload
         return f"""insert into {table}
 select
-    {value} as value,
+    {value_expression(payload, fmt, encoding)} as value,
     envelope.topic as kafka_topic,
     envelope.partition as kafka_partition,
     envelope.offset as kafka_offset,
@@ -137,10 +156,9 @@ from (
     from text.`{uri}`
     where trim(value) != ''
 ) as lines"""
-    value = "cast(value as binary)" if binary else "value"
     return f"""insert into {table}
 select
-    {value} as value,
+    {value_expression("value", fmt, encoding)} as value,
     cast(null as string) as kafka_topic,
     cast(null as int) as kafka_partition,
     cast(null as bigint) as kafka_offset,
@@ -151,8 +169,13 @@ from text.`{uri}`
 where trim(value) != ''"""
 
 
-def load_files(cursor: Any, fmt: str, paths: Iterable[Path]) -> list[LoadResult]:
-    """Load every file (directories expanded) into `cdc_raw.<fmt>`; one result per file."""
+def load_files(
+    cursor: Any, fmt: str, paths: Iterable[Path], encoding: str = "text"
+) -> list[LoadResult]:
+    """Load every file (directories expanded) into `cdc_raw.<fmt>`; one result per file.
+
+    `encoding` says how each message is written in the files (see `value_expression`).
+    """
     landing = landing_table(fmt)
     files = expand_paths(paths)
     for statement in bootstrap_statements():
@@ -169,7 +192,7 @@ def load_files(cursor: Any, fmt: str, paths: Iterable[Path]) -> list[LoadResult]
             results.append(LoadResult(path, envelope, 0, skipped=True))
             continue
         loaded_at = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
-        run(cursor, insert_statement(fmt, path, envelope, loaded_at))
+        run(cursor, insert_statement(fmt, path, envelope, loaded_at, encoding))
         count = run(
             cursor,
             f"select count(*) from {landing} where loaded_at = timestamp {sql_string(loaded_at)} "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 from typing import Any
@@ -93,3 +94,37 @@ def test_binary_formats_land_bytes(cursor: Any, tmp_path: Path) -> None:
         f"where source_file = '{path.resolve()}'",
     )
     assert rows == [{"kind": "binary", "text": '{"payload":{"op":"MHEARTBEAT"}}'}]
+
+
+def test_base64_lines_land_the_exact_bytes_of_binary_messages(cursor: Any, tmp_path: Path) -> None:
+    messages = [bytes(range(256)), b"\x00\n\r\xff", b""]
+    path = tmp_path / "avro.b64"
+    lines = [base64.b64encode(m).decode() for m in messages[:2]]
+    path.write_text("\n".join([*lines, "not base64 !"]) + "\n")
+    [result] = load_files(cursor, "dts_avro", [path], encoding="base64")
+    assert result.messages == 3
+    rows = query(
+        cursor,
+        f"select hex(value) as value from cdc_raw.dts_avro "
+        f"where source_file = '{path.resolve()}' order by source_position",
+    )
+    assert [bytes.fromhex(r["value"]) for r in rows] == [
+        messages[0],
+        messages[1],
+        b"not base64 !",  # kept as it was, for staging to reject
+    ]
+
+
+def test_base64_kcat_payloads(cursor: Any, tmp_path: Path) -> None:
+    payload = b"\xc3\x28 binary"
+    envelope = {"topic": "dts", "partition": 0, "offset": 9, "key": None,
+                "payload": base64.b64encode(payload).decode()}  # fmt: skip
+    path = tmp_path / "kcat-b64.json"
+    path.write_text(json.dumps(envelope) + "\n")
+    load_files(cursor, "dts_avro", [path], encoding="base64")
+    rows = query(
+        cursor,
+        f"select hex(value) as value, kafka_offset from cdc_raw.dts_avro "
+        f"where source_file = '{path.resolve()}'",
+    )
+    assert rows == [{"value": payload.hex().upper(), "kafka_offset": 9}]
