@@ -63,10 +63,11 @@ def build_parser() -> argparse.ArgumentParser:
     load.add_argument("--format", required=True, choices=sorted(FORMATS), dest="fmt")
     load.add_argument(
         "--encoding",
-        choices=("text", "base64"),
-        default="text",
+        choices=("auto", "text", "base64"),
+        default="auto",
         help="how each message value is written in the files: as text (JSON formats), or as "
-        "base64 of its bytes (binary formats such as dts_avro)",
+        "base64 of its bytes (binary formats such as dts_avro); auto: base64 for files named "
+        "*.b64 or *.base64, else text",
     )
     load.add_argument("paths", nargs="+", type=Path, metavar="PATH")
 

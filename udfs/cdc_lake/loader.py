@@ -113,7 +113,7 @@ def value_expression(text: str, fmt: str, encoding: str) -> str:
     `encoding` "text": the text is the message (binary formats land its UTF-8 bytes);
     "base64": the text is base64 of the message bytes (the way to carry binary messages such
     as DTS Avro in a line-based file). Text that is not valid base64 lands unchanged, for
-    staging to reject with the rest of the message kept.
+    staging to reject with the rest of the message kept. (`load_files` resolves "auto".)
     """
     binary = FORMATS[fmt] == "binary"
     if encoding == "text":
@@ -169,12 +169,20 @@ from text.`{uri}`
 where trim(value) != ''"""
 
 
+def file_encoding(path: Path, encoding: str) -> str:
+    """ "auto" is base64 for files named `*.b64` or `*.base64`, else text."""
+    if encoding != "auto":
+        return encoding
+    return "base64" if path.suffix.lower() in (".b64", ".base64") else "text"
+
+
 def load_files(
-    cursor: Any, fmt: str, paths: Iterable[Path], encoding: str = "text"
+    cursor: Any, fmt: str, paths: Iterable[Path], encoding: str = "auto"
 ) -> list[LoadResult]:
     """Load every file (directories expanded) into `cdc_raw.<fmt>`; one result per file.
 
-    `encoding` says how each message is written in the files (see `value_expression`).
+    `encoding` says how each message is written in the files (see `value_expression`);
+    "auto" decides per file by its name (`file_encoding`).
     """
     landing = landing_table(fmt)
     files = expand_paths(paths)
@@ -192,7 +200,7 @@ def load_files(
             results.append(LoadResult(path, envelope, 0, skipped=True))
             continue
         loaded_at = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
-        run(cursor, insert_statement(fmt, path, envelope, loaded_at, encoding))
+        run(cursor, insert_statement(fmt, path, envelope, loaded_at, file_encoding(path, encoding)))
         count = run(
             cursor,
             f"select count(*) from {landing} where loaded_at = timestamp {sql_string(loaded_at)} "

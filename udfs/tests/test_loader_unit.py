@@ -18,6 +18,7 @@ from cdc_lake.loader import (
     KCAT_SCHEMA,
     detect_envelope,
     expand_paths,
+    file_encoding,
     insert_statement,
     inspect_file,
     sql_string,
@@ -242,3 +243,10 @@ def test_the_path_spark_reads_is_not_percent_encoded(tmp_path: Path) -> None:
     path.write_bytes(DATAWORKS_LINE + b"\n")
     statement = insert_statement("dataworks_json", path, "jsonl", LOADED_AT)
     assert f"from text.`file://{path.resolve()}`" in statement
+
+
+def test_auto_encoding_follows_the_file_name() -> None:
+    assert file_encoding(Path("records.b64"), "auto") == "base64"
+    assert file_encoding(Path("records.BASE64"), "auto") == "base64"
+    assert file_encoding(Path("records.jsonl"), "auto") == "text"
+    assert file_encoding(Path("records.b64"), "text") == "text"
