@@ -92,6 +92,7 @@ import fastavro
 from fastavro.schema import load_schema, to_parsing_canonical_form
 
 SCHEMA_DIR = Path(__file__).parent / "schemas" / "aliyun_dts"
+EMPTY_OBJECT = "com.alibaba.dts.formats.avro.EmptyObject"
 RECORD_SCHEMA_FILE = SCHEMA_DIR / "com.alibaba.dts.formats.avro.Record.avsc"
 
 # Larger messages are reported, not decoded: a message of many tiny values costs up to about 175
@@ -238,7 +239,7 @@ def _check_canonical(raw: bytes, head: dict[str, Any], born: int | None, schemas
     or a repeated map key. None of these come from DTS.
     """
     out = io.BytesIO()
-    fastavro.schemaless_writer(out, schemas.head, head)
+    fastavro.schemaless_writer(out, schemas.head, _writable(head))
     if born is not None:
         fastavro.schemaless_writer(out, schemas.born, born)
     again = out.getvalue()
@@ -251,6 +252,26 @@ def _check_canonical(raw: bytes, head: dict[str, Any], born: int | None, schemas
             f"not the Avro encoding DTS writes (from byte {offset}): a corrupt union or enum "
             "index, an over-long varint, a blocked array or map, or a repeated map key"
         )
+
+
+def _writable(head: dict[str, Any]) -> dict[str, Any]:
+    """The record as fastavro's writer takes it back: an `EmptyObject` read as a named tuple
+    is written as its bare symbol (the writer rejects the tuple form in `beforeImages`, where
+    the schema defines the image types inline; the bytes are the same)."""
+
+    def bare(images: Any) -> Any:
+        if not isinstance(images, list):
+            return images
+        return [
+            value[1] if isinstance(value, tuple) and value[0] == EMPTY_OBJECT else value
+            for value in images
+        ]
+
+    return {
+        **head,
+        "beforeImages": bare(head["beforeImages"]),
+        "afterImages": bare(head["afterImages"]),
+    }
 
 
 def _reason(error: Exception) -> str:

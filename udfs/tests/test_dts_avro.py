@@ -758,3 +758,10 @@ def test_edited_records_never_raise(data: st.DataObject) -> None:
             else:
                 raw.insert(at, byte)
     check_one_result(bytes(raw))
+
+
+def test_empty_object_in_a_before_image_decodes() -> None:
+    """The schema defines the image types inline in `beforeImages`: a DELETE of a row with an
+    EmptyObject value must decode (and pass the re-encoding check) like an INSERT does."""
+    raw = encode(record(operation="DELETE", beforeImages=[integer("7"), "NULL"], afterImages=None))
+    assert decoded(raw)["before_images"] == {"id": "7", "note": None}
