@@ -4,7 +4,9 @@ Each UDF is a pure Python decoder, `decode(x) -> (value, error)`, tested without
 modules beside this one. It is registered twice:
 
 - `name(x)`: the value, or NULL when the input is NULL or cannot be decoded;
-- `name_error(x)`: NULL when `name(x)` succeeded (or the input is NULL), else the reason.
+- `name_error(x)`: NULL when `name(x)` succeeded (or the input is NULL), else the reason;
+- `name_result(x)` (text decoders): both at once, `struct<value, error>`, so a staging model
+  that needs the value and the reason decodes each message once, not twice.
 
 So bad input never raises inside a Spark task, and SQL can keep the reason (staging models
 put it in `rejection_reason`). Text results are pandas (Arrow) UDFs: Spark hands them whole
@@ -108,6 +110,19 @@ def _text_udf(decode: Decode, part: int, name: str) -> Any:
     return pandas_udf(apply, "string")
 
 
+def _result_udf(decode: Decode, name: str) -> Any:
+    """A pandas UDF giving `struct<value, error>` of a text decoder in one pass."""
+
+    def apply(values: pd.Series) -> pd.DataFrame:
+        pairs = [decode(None if _is_null(v) else v) for v in values]
+        return pd.DataFrame(
+            {"value": [value for value, _ in pairs], "error": [error for _, error in pairs]}
+        )
+
+    apply.__name__ = name
+    return pandas_udf(apply, "struct<value: string, error: string>")
+
+
 def _struct_udf(decode: Decode, returns: str, name: str) -> Any:
     """An Arrow-optimised row UDF for struct values (NULL structs must stay NULL)."""
 
@@ -123,8 +138,13 @@ def _is_null(value: Any) -> bool:
 
 
 def sql_names() -> list[str]:
-    """Every SQL function name registered, value functions and their `_error` companions."""
-    return [name for d in DECODERS for name in (d.name, f"{d.name}_error")]
+    """Every SQL function name registered: values, `_error` and (text decoders) `_result`."""
+    names = []
+    for decoder in DECODERS:
+        names += [decoder.name, f"{decoder.name}_error"]
+        if decoder.returns == "string":
+            names.append(f"{decoder.name}_result")
+    return names
 
 
 def register_all(spark: SparkSession) -> list[str]:
@@ -132,6 +152,8 @@ def register_all(spark: SparkSession) -> list[str]:
     for decoder in DECODERS:
         if decoder.returns == "string":
             value_udf = _text_udf(decoder.decode, 0, decoder.name)
+            result_name = f"{decoder.name}_result"
+            spark.udf.register(result_name, _result_udf(decoder.decode, result_name))
         else:
             value_udf = _struct_udf(decoder.decode, decoder.returns, decoder.name)
         spark.udf.register(decoder.name, value_udf)

@@ -59,8 +59,22 @@ def test_every_registered_udf_is_visible_to_a_new_connection(cursor: Any) -> Non
 def test_every_udf_is_documented_in_the_readme() -> None:
     readme = (PROJECT_ROOT / "README.md").read_text()
     documented = set(re.findall(r"^\| `([a-z0-9_]+)\(", readme, flags=re.MULTILINE))
-    values = {name for name in sql_names() if not name.endswith("_error")}
+    values = {name for name in sql_names() if not name.endswith(("_error", "_result"))}
     assert values <= documented, values - documented
+
+
+def test_result_functions_give_value_and_error_in_one_call(cursor: Any) -> None:
+    rows = query(
+        cursor,
+        """
+        select byte_list_to_base64_result(input) as r
+        from values ('[106, 103, 111]'), ('[1, x]'), (cast(null as string)) as cases(input)""",
+    )
+    assert [json.loads(row["r"]) for row in rows] == [
+        {"value": "amdv", "error": None},
+        {"value": None, "error": "item 1 is not an integer: 'x'"},
+        {"value": None, "error": None},
+    ]
 
 
 def test_byte_list_to_base64(cursor: Any) -> None:
