@@ -1,0 +1,760 @@
+"""End to end on Canal JSON and DTS Canal JSON: landed messages -> dbt build -> tables.
+
+`canal_json`: the bundled sample (the first messages of Flink's canal-data.txt), the fixtures
+(value types, a key change, a table without a key, out-of-order delivery, a truncate, a
+duplicate, bad messages) and the public Canal samples of ../shared/public-cdc-samples/
+(Flink, Flink with INIT rows, SeaTunnel, every Paimon Canal file), loaded before the one build.
+`dts_canal_json`: every example of the DTS document's Canal part (seeds/samples/) and a
+current-layout fixture; the legacy layout is covered by the dbt unit tests of
+`_aliyun_dts__canal_json_unit_tests.yml`, which run inside the same build.
+
+The public files are loaded as Kafka would deliver them: Paimon's license comment lines are
+left out (its tests skip them too), each scenario's files are concatenated in topic order,
+and every set except Flink's canal-data.txt gets its `database` prefixed with a tag, because
+the sets reuse the same tables with contradicting contents. canal-data.txt stays untouched
+(`inventory.products2`), like the bundled sample that is its first five lines.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import EXTRA_LANDINGS, PROJECT_ROOT, query
+
+from cdc_lake.loader import load_files
+
+pytestmark = pytest.mark.spark
+
+PUBLIC = PROJECT_ROOT.parent / "shared" / "public-cdc-samples"
+CHANGE_LOG = "cdc_lake_intermediate.int_cdc__change_log"
+CURRENT_STATE = "cdc_lake.cdc_current_state"
+MY_FORMATS = "('canal_json', 'dts_canal_json')"
+MS = "yyyy-MM-dd HH:mm:ss.SSS"
+FLINK_CANAL_DATA = "apache-flink-connector-kafka/canal-data.txt"
+PAIMON_CANAL = "apache-paimon/kafka/canal"
+COMMENT_LINE = re.compile(r"^\s*(/\*|\*)")
+DATABASE_FIELD = re.compile(r'("database"\s*:\s*")')
+
+
+def public_sets() -> dict[str, list[Path]]:
+    """Tag -> files of one scenario (one Kafka topic or group of topics), in topic order."""
+    sets = {
+        "flink_init": [PUBLIC / "apache-flink/canal-data-with-init.txt"],
+        "seatunnel": [PUBLIC / "apache-seatunnel/canal-data-filter-table.txt"],
+    }
+    for path in sorted((PUBLIC / PAIMON_CANAL).rglob("*.txt")):
+        parts = path.relative_to(PUBLIC / PAIMON_CANAL).parts[:-1]
+        scenario = [part for part in parts if not re.fullmatch(r"topic\d+", part)]
+        tag = "paimon_" + "_".join(scenario).replace("-", "_")
+        sets.setdefault(tag, []).append(path)
+    return sets
+
+
+def message_lines(path: Path) -> list[str]:
+    """The message values of a public file: no license comment lines, no blank lines."""
+    return [
+        line.strip()
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip() and not COMMENT_LINE.match(line)
+    ]
+
+
+def tagged(line: str, tag: str) -> str:
+    """The message with its database renamed `<tag>__<database>`; every other byte as is."""
+    return DATABASE_FIELD.sub(lambda match: match[1] + tag + "__", line, count=1)
+
+
+def land_public_canal_samples(cursor: Any, workdir: Path) -> None:
+    """Hook of conftest's pipeline_build; when PUBLIC is missing the tests fail, not this."""
+    if not PUBLIC.is_dir():
+        return
+    load_files(cursor, "canal_json", [PUBLIC / FLINK_CANAL_DATA])
+    for tag, paths in public_sets().items():
+        lines = [tagged(line, tag) for path in paths for line in message_lines(path)]
+        if lines:
+            target = workdir / f"{tag}.jsonl"
+            target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+            load_files(cursor, "canal_json", [target])
+
+
+EXTRA_LANDINGS.append(land_public_canal_samples)
+
+
+def require_public_samples() -> None:
+    if not PUBLIC.is_dir():
+        pytest.fail(
+            f"the public Canal samples are missing: {PUBLIC} (../shared/public-cdc-samples "
+            "next to the project) must exist for these tests"
+        )
+
+
+def decode(rows: list[dict[str, Any]], *columns: str) -> list[dict[str, Any]]:
+    """Thrift returns maps and arrays as JSON text; compare them as Python values."""
+    for row in rows:
+        for column in columns:
+            if row[column] is not None:
+                row[column] = json.loads(row[column])
+    return rows
+
+
+def current_state(cursor: Any, table_filter: str) -> list[dict[str, Any]]:
+    rows = query(
+        cursor,
+        f"""
+        select table_key, primary_key, is_deleted, last_op, to_json(row_data) as row_data
+        from {CURRENT_STATE}
+        where last_source_format in {MY_FORMATS} and ({table_filter})
+        order by table_key, primary_key""",
+    )
+    return decode(rows, "primary_key", "row_data")
+
+
+def live_rows(cursor: Any, table_key: str) -> list[dict[str, Any]]:
+    rows = current_state(cursor, f"table_key = '{table_key}' and not is_deleted")
+    return [row["row_data"] for row in rows]
+
+
+# ---------------------------------------------------------------- the build
+
+
+def test_build_succeeds_and_runs_both_dts_layout_unit_tests(
+    pipeline_build: Any, cursor: Any
+) -> None:
+    # Only this module's nodes: other formats' results are their tests' business.
+    assert pipeline_build.result is not None, pipeline_build.exception
+    by_name = {result.node.name: result for result in pipeline_build.result.results}
+    for name in (
+        "stg_canal__json",
+        "stg_aliyun_dts__canal_json",
+        "canal__op_codes",
+        "dts_canal_json_current_layout",
+        "dts_canal_json_legacy_layout",
+    ):
+        assert by_name[name].status in ("success", "pass"), (name, by_name[name].status)
+    failing = {
+        name: result.status
+        for name, result in by_name.items()
+        if ("canal" in name) and result.status not in ("success", "pass")
+    }
+    assert failing == {}
+
+
+# ---------------------------------------------------------------- Flink canal-data.txt
+
+PRODUCT_COLUMNS = ("id", "name", "description", "weight")
+
+
+def product(*values: str | None) -> dict[str, str | None]:
+    return dict(zip(PRODUCT_COLUMNS, values, strict=True))
+
+
+# Asserted by Flink's CanalJsonSerDeSchemaTest on this file (EXPECTED.md section 1).
+# fmt: off
+FLINK_CHANGELOG = [
+    "+I(101,scooter,Small 2-wheel scooter,3.14)", "+I(102,car battery,12V car battery,8.1)",
+    "+I(103,12-pack drill bits,12-pack of drill bits with sizes ranging from #40 to #3,0.8)",
+    "+I(104,hammer,12oz carpenter's hammer,0.75)", "+I(105,hammer,14oz carpenter's hammer,0.875)",
+    "+I(106,hammer,16oz carpenter's hammer,1.0)", "+I(107,rocks,box of assorted rocks,5.3)",
+    "+I(108,jacket,water resistent black wind breaker,0.1)",
+    "+I(109,spare tire,24 inch spare tire,22.2)",
+    "-U(106,hammer,16oz carpenter's hammer,1.0)", "+U(106,hammer,18oz carpenter hammer,1.0)",
+    "-U(107,rocks,box of assorted rocks,5.3)", "+U(107,rocks,box of assorted rocks,5.1)",
+    "+I(110,jacket,water resistent white wind breaker,0.2)",
+    "+I(111,scooter,Big 2-wheel scooter ,5.18)",
+    "-U(110,jacket,water resistent white wind breaker,0.2)",
+    "+U(110,jacket,new water resistent white wind breaker,0.5)",
+    "-U(111,scooter,Big 2-wheel scooter ,5.18)", "+U(111,scooter,Big 2-wheel scooter ,5.17)",
+    "-D(111,scooter,Big 2-wheel scooter ,5.17)",
+    "-U(101,scooter,Small 2-wheel scooter,3.14)", "+U(101,scooter,Small 2-wheel scooter,5.17)",
+    "-U(102,car battery,12V car battery,8.1)", "+U(102,car battery,12V car battery,5.17)",
+    "-D(102,car battery,12V car battery,5.17)",
+    "-D(103,12-pack drill bits,12-pack of drill bits with sizes ranging from #40 to #3,0.8)",
+]
+# Derived final state (EXPECTED.md section 1): the live rows.
+FLINK_FINAL_STATE = [
+    product("101", "scooter", "Small 2-wheel scooter", "5.17"),
+    product("104", "hammer", "12oz carpenter's hammer", "0.75"),
+    product("105", "hammer", "14oz carpenter's hammer", "0.875"),
+    product("106", "hammer", "18oz carpenter hammer", "1.0"),
+    product("107", "rocks", "box of assorted rocks", "5.1"),
+    product("108", "jacket", "water resistent black wind breaker", "0.1"),
+    product("109", "spare tire", "24 inch spare tire", "22.2"),
+    product("110", "jacket", "new water resistent white wind breaker", "0.5"),
+]
+# fmt: on
+
+
+def strip_other(image: dict[str, str | None] | None) -> dict[str, str | None] | None:
+    """The row without Flink's extra column `other` (canal-data-with-init.txt)."""
+    return None if image is None else {k: v for k, v in image.items() if k != "other"}
+
+
+def flink_row(image: dict[str, str | None]) -> str:
+    return ",".join("null" if image[c] is None else image[c] for c in PRODUCT_COLUMNS)
+
+
+def as_flink_changelog(rows: list[dict[str, Any]]) -> list[str]:
+    """Our change-log rows in Flink's notation: an update is -U(before) then +U(after)."""
+    changelog = []
+    for row in rows:
+        if row["op"] in ("insert", "snapshot"):
+            changelog.append(f"+I({flink_row(row['after_row'])})")
+        elif row["op"] == "update":
+            changelog.append(f"-U({flink_row(row['before_row'])})")
+            changelog.append(f"+U({flink_row(row['after_row'])})")
+        elif row["op"] == "delete":
+            changelog.append(f"-D({flink_row(row['before_row'])})")
+    return changelog
+
+
+def change_log(cursor: Any, table_key: str) -> list[dict[str, Any]]:
+    rows = query(
+        cursor,
+        f"""
+        select op, source_op, to_json(primary_key_columns) as primary_key_columns,
+            primary_key, previous_primary_key, to_json(before_row) as before_row,
+            to_json(after_row) as after_row, to_json(column_types) as column_types,
+            date_format(source_ts, '{MS}') as source_ts, date_format(sync_ts, '{MS}') as sync_ts,
+            event_sequence, transaction_id, row_index, is_partial
+        from {CHANGE_LOG}
+        where source_format in {MY_FORMATS} and table_key = '{table_key}'
+        order by ordering_key""",
+    )
+    return decode(
+        rows,
+        "primary_key_columns",
+        "primary_key",
+        "previous_primary_key",
+        "before_row",
+        "after_row",
+        "column_types",
+    )
+
+
+def test_flink_canal_data_gives_flinks_changelog(pipeline_build: Any, cursor: Any) -> None:
+    require_public_samples()
+    rows = change_log(cursor, "inventory.products2")
+    assert as_flink_changelog(rows) == FLINK_CHANGELOG
+    # The first rows come from the bundled sample (the file's first five messages): the
+    # multi-row INSERT is one change per row, with row_index, and the partial `old` of the
+    # first UPDATE is overlaid on `data` for the before-image.
+    types = {"id": "INTEGER", "name": "VARCHAR(255)", "description": "VARCHAR(512)"}
+    types["weight"] = "FLOAT"
+    assert rows[0] == {
+        "op": "insert",
+        "source_op": "INSERT",
+        "primary_key_columns": ["id"],
+        "primary_key": ["101"],
+        "previous_primary_key": None,
+        "before_row": None,
+        "after_row": product("101", "scooter", "Small 2-wheel scooter", "3.14"),
+        "column_types": types,
+        "source_ts": "2020-05-13 12:38:35.000",
+        "sync_ts": "2020-05-13 12:38:35.477",
+        "event_sequence": "3",
+        "transaction_id": None,
+        "row_index": 0,
+        "is_partial": False,
+    }
+    assert [(r["primary_key"], r["row_index"], r["event_sequence"]) for r in rows[:9]] == [
+        ([str(key)], index, "3") for index, key in enumerate(range(101, 110))
+    ]
+    assert rows[9] == {
+        **rows[0],
+        "op": "update",
+        "source_op": "UPDATE",
+        "primary_key": ["106"],
+        "before_row": product("106", "hammer", "16oz carpenter's hammer", "1.0"),
+        "after_row": product("106", "hammer", "18oz carpenter hammer", "1.0"),
+        "source_ts": "2020-05-13 12:39:06.000",
+        "sync_ts": "2020-05-13 12:39:06.301",
+        "event_sequence": "4",
+    }
+
+
+def test_flink_canal_data_final_state(pipeline_build: Any, cursor: Any) -> None:
+    require_public_samples()
+    assert live_rows(cursor, "inventory.products2") == FLINK_FINAL_STATE
+    deleted = current_state(cursor, "table_key = 'inventory.products2' and is_deleted")
+    assert [(row["primary_key"], row["last_op"]) for row in deleted] == [
+        (["102"], "delete"),
+        (["103"], "delete"),
+        (["111"], "delete"),
+    ]
+
+
+def test_flink_canal_data_with_init_rows(pipeline_build: Any, cursor: Any) -> None:
+    require_public_samples()
+    rows = change_log(cursor, "flink_init__inventory.products2")
+    # INIT rows are snapshots; Flink emits them as +I, and the changelog is otherwise the
+    # same except that 106 had no description before its update ("old": {"description":
+    # null} means "was NULL"). Our maps also keep the column `other`, which Flink's fixed
+    # schema drops.
+    assert [row["op"] for row in rows[:9]] == ["snapshot"] * 9
+    assert rows[0]["after_row"] == {
+        **product("101", "scooter", "Small 2-wheel scooter", "3.14"),
+        "other": "val1",
+    }
+    expected = [
+        line.replace("16oz carpenter's hammer", "null") if "(106," in line else line
+        for line in FLINK_CHANGELOG
+    ]
+    without_other = [
+        {
+            **row,
+            "before_row": strip_other(row["before_row"]),
+            "after_row": strip_other(row["after_row"]),
+        }
+        for row in rows
+    ]
+    assert as_flink_changelog(without_other) == expected
+    [update_106] = [r for r in rows if r["op"] == "update" and r["primary_key"] == ["106"]]
+    assert update_106["before_row"] == {**product("106", "hammer", None, "1.0"), "other": "val2"}
+    assert update_106["after_row"] == {
+        **product("106", "hammer", "18oz carpenter hammer", "1.0"),
+        "other": "val0",
+    }
+    final = live_rows(cursor, "flink_init__inventory.products2")
+    assert [strip_other(row) for row in final] == FLINK_FINAL_STATE
+    assert [row.get("other") for row in final] == [None, None, None, "val0", None, None, None, None]
+
+
+def test_seatunnel_canal_data_final_state(pipeline_build: Any, cursor: Any) -> None:
+    require_public_samples()
+    # The same changes on mydb.product, mixed with other tables and DDL; the UPDATE and the
+    # DELETE of 111 share es, ts and id: the position in the topic orders them.
+    assert live_rows(cursor, "seatunnel__mydb.product") == FLINK_FINAL_STATE
+    orders = live_rows(cursor, "seatunnel__mydb.orders")
+    assert [(row["order_number"], row["quantity"]) for row in orders] == [
+        ("10001", "3"),  # updated from 1
+        ("10003", "2"),
+        ("10004", "1"),
+    ]  # 10002 deleted
+
+
+# ---------------------------------------------------------------- every public set, replayed
+
+
+def replay(lines: list[str]) -> tuple[dict[tuple[str, tuple], tuple[dict, bool]], list[str]]:
+    """An independent reading of a Canal topic, in topic order (EXPECTED.md's "derived" state):
+    insert/INIT/update upsert data[i], delete removes it, an update whose key changed ends the
+    row under its old key. Returns the state and the reasons of the rows it cannot place."""
+    state: dict[tuple[str, tuple], tuple[dict, bool]] = {}
+    rejected: list[str] = []
+    for line in lines:
+        message = json.loads(line)
+        kind = message.get("type")
+        if message.get("isDdl") or kind not in ("INSERT", "UPDATE", "DELETE", "INIT"):
+            continue
+        if not message.get("table"):
+            rejected.append(f"{kind} without table")
+            continue
+        table_key = ".".join(p for p in (message.get("database"), message["table"]) if p).lower()
+        old = message.get("old") or []
+        for index, row in enumerate(message["data"]):
+            key_columns = message.get("pkNames") or sorted(row)
+            key = tuple(row.get(column) for column in key_columns)
+            if all(value is None for value in key):
+                rejected.append(
+                    f"no value for primary key column(s) {', '.join(key_columns)} in the row image"
+                )
+                continue
+            if kind == "DELETE":
+                state[(table_key, key)] = (row, True)
+                continue
+            if kind == "UPDATE" and index < len(old):
+                before = {**row, **old[index]}
+                before_key = tuple(before.get(column) for column in key_columns)
+                if before_key != key:
+                    state[(table_key, before_key)] = (before, True)
+            state[(table_key, key)] = (row, False)
+    return state, rejected
+
+
+def test_every_public_canal_set_ends_in_the_state_its_replay_implies(
+    pipeline_build: Any, cursor: Any
+) -> None:
+    require_public_samples()
+    sets = {"": [PUBLIC / FLINK_CANAL_DATA], **public_sets()}
+    for tag, paths in sets.items():
+        lines = [tagged(line, tag) if tag else line for p in paths for line in message_lines(p)]
+        expected_state, _ = replay(lines)
+        table_keys = sorted({table_key for table_key, _ in expected_state})
+        if not table_keys:
+            continue
+        in_list = ", ".join(f"'{table_key}'" for table_key in table_keys)
+        actual = {
+            (row["table_key"], tuple(row["primary_key"])): (row["row_data"], row["is_deleted"])
+            for row in current_state(cursor, f"table_key in ({in_list})")
+        }
+        assert actual == expected_state, tag
+
+
+def test_public_sets_reject_only_incomplete_messages(pipeline_build: Any, cursor: Any) -> None:
+    require_public_samples()
+    expected = []
+    for tag, paths in public_sets().items():
+        lines = [tagged(line, tag) for path in paths for line in message_lines(path)]
+        expected += replay(lines)[1]
+    rows = query(
+        cursor,
+        f"""
+        select rejection_reason from cdc_lake_intermediate.int_cdc__rejected_messages
+        where source_format = 'canal_json' and not startswith(source_file, '{PROJECT_ROOT}/')
+        order by source_file, source_position""",
+    )
+    # Paimon's incomplete/ files lack database and table; its case-insensitive/ file names
+    # the key `k1` while the row has `K1`.
+    assert sorted(row["rejection_reason"] for row in rows) == sorted(expected)
+    assert sorted(expected) == [
+        "INSERT without table",
+        "INSERT without table",
+        "INSERT without table",
+        "no value for primary key column(s) k1 in the row image",
+        "no value for primary key column(s) k1 in the row image",
+    ]
+
+
+def test_paimon_schema_evolution_state(pipeline_build: Any, cursor: Any) -> None:
+    require_public_samples()
+    # Paimon merges schema_evolution_1 and _2 into one table; each is its own table here.
+    # EXPECTED.md, "after 5": [pt, _id, v1, v2], and v4/v5 of rows 4 and 9.
+    rows = [
+        row
+        for table in ("schema_evolution_1", "schema_evolution_2")
+        for row in live_rows(cursor, f"paimon_table_schemaevolution__paimon_sync_table.{table}")
+    ]
+    rows.sort(key=lambda row: int(row["_id"]))
+    assert [(r["pt"], r["_id"], r["v1"], r.get("v2")) for r in rows] == [
+        ("1", "1", "one", None),
+        ("1", "2", "second", None),
+        ("2", "3", "three", "30000000000"),
+        ("2", "4", "four", None),
+        ("1", "6", "six", "60"),
+        ("2", "7", "seven", "70000000000"),
+        ("2", "8", "very long string", "80000000000"),
+        ("1", "9", "nine", "90000000000"),
+    ]
+    assert [(r["v3"], r["v4"], r["v5"]) for r in rows if r["_id"] in ("4", "9")] == [
+        (None, "four.bin.long", "4.00000000004"),
+        ("99999.999", "nine.bin.long", "9.00000000009"),
+    ]
+    schema_changes = query(
+        cursor,
+        """
+        select table_key, ddl_text from cdc_lake_intermediate.int_cdc__schema_changes
+        where startswith(table_key, 'paimon_table_schemaevolution__') order by ordering_key""",
+    )
+    assert len(schema_changes) == 16
+    assert schema_changes[0]["ddl_text"].endswith(
+        "ALTER TABLE schema_evolution_1 ADD COLUMN v2 INT"
+    )
+
+
+def test_paimon_events_and_audit_time_state(pipeline_build: Any, cursor: Any) -> None:
+    require_public_samples()
+    # event-row, -insert, -update, -delete touch three source tables (Paimon merges them).
+    prefix = "paimon_table_event__paimon_sync_table"
+    assert [r["v1"] for r in live_rows(cursor, f"{prefix}.event")] == ["one", "two", "four"]
+    assert live_rows(cursor, f"{prefix}.schema_evolution_2") == [
+        {"pt": "1", "_id": "2", "v1": "second", "v2": None}
+    ]
+    assert [r["_id"] for r in live_rows(cursor, f"{prefix}.schema_evolution_1")] == ["9"]
+    deleted = current_state(cursor, f"table_key = '{prefix}.schema_evolution_1' and is_deleted")
+    assert [(r["primary_key"], r["last_op"]) for r in deleted] == [(["1"], "delete")]
+    # Three messages with the same es, ts and id: the topic order decides (A, B, then C).
+    assert live_rows(cursor, "paimon_database_audit_time__test_audit_time.t1") == [
+        {"k": "1", "v1": "C"}
+    ]
+    # No primary key (pkNames []): the whole row is the identity; two identical inserts are
+    # the same row.
+    assert current_state(cursor, "table_key = 'paimon_table_nonpk__non_pk.t'") == [
+        {
+            "table_key": "paimon_table_nonpk__non_pk.t",
+            "primary_key": ["five", "50"],
+            "is_deleted": False,
+            "last_op": "insert",
+            "row_data": {"v0": "five", "v1": "50"},
+        }
+    ]
+
+
+# ---------------------------------------------------------------- fixtures: canal_json
+
+
+def fixture_change(
+    table: str,
+    op: str,
+    key: list[str],
+    before: dict | None,
+    after: dict | None,
+    sequence: str,
+    seconds: int,
+    **extra: Any,
+) -> dict[str, Any]:
+    row = {
+        "op": op,
+        "source_op": op.upper(),
+        "primary_key_columns": ["id"],
+        "primary_key": key,
+        "previous_primary_key": None,
+        "before_row": before,
+        "after_row": after,
+        "column_types": None,
+        "source_ts": f"2023-11-14 22:{seconds // 60:02d}:{seconds % 60:02d}.000",
+        "sync_ts": f"2023-11-14 22:{seconds // 60:02d}:{seconds % 60:02d}.100",
+        "event_sequence": sequence,
+        "transaction_id": None,
+        "row_index": 0,
+        "is_partial": False,
+    }
+    row.update(extra)
+    return {"table": table, **row}
+
+
+GTID = "3E11FA47-71CA-11E1-9E33-C80AA9429562"
+KEY_CHANGE_TYPES = {"id": "int", "v": "varchar(10)"}
+NO_PK_TYPES = {"v0": "varchar(10)", "v1": "int"}
+# fmt: off
+FIXTURE_CHANGES = [
+    fixture_change("key_change", "insert", ["1"], None, {"id": "1", "v": "a"}, "11", 802,
+                   column_types=KEY_CHANGE_TYPES, transaction_id=f"{GTID}:23"),
+    # The key changed 1 -> 2: `old` holds only the changed column, the overlay rebuilds it.
+    fixture_change("key_change", "update", ["2"], {"id": "1", "v": "a"}, {"id": "2", "v": "a"},
+                   "12", 803, column_types=KEY_CHANGE_TYPES, transaction_id=f"{GTID}:24",
+                   previous_primary_key=["1"]),
+    # Same es, delivered update first: ts (not id, which went backwards) puts the insert first.
+    fixture_change("late", "insert", ["7"], None, {"id": "7", "v": "early"}, "90", 806),
+    fixture_change("late", "update", ["7"], {"id": "7", "v": "early"}, {"id": "7", "v": "late"},
+                   "3", 806, sync_ts="2023-11-14 22:13:26.900"),
+    # No key (pkNames [] or absent): every column, sorted by name.
+    fixture_change("no_pk", "insert", ["x", "1"], None, {"v0": "x", "v1": "1"}, "13", 804,
+                   primary_key_columns=["v0", "v1"], column_types=NO_PK_TYPES),
+    fixture_change("no_pk", "update", ["x", "2"], {"v0": "x", "v1": "1"}, {"v0": "x", "v1": "2"},
+                   "14", 805, primary_key_columns=["v0", "v1"], column_types=NO_PK_TYPES,
+                   previous_primary_key=["x", "1"]),
+    fixture_change("partly_bad", "insert", ["1"], None, {"id": "1", "v": "kept"}, "1", -1,
+                   source_ts="2023-11-14 22:13:20.000", sync_ts="2023-11-14 22:13:20.001"),
+    fixture_change("truncated", "insert", ["1"], None, {"id": "1"}, "15", 807),
+    fixture_change("truncated", "insert", ["2"], None, {"id": "2"}, "15", 807, row_index=1),
+    fixture_change("truncated", "truncate", None, None, None, "16", 808,
+                   primary_key_columns=None),
+    # Sent twice: one row.
+    fixture_change("truncated", "insert", ["3"], None, {"id": "3"}, "17", 809),
+]
+# fmt: on
+
+
+def test_fixture_change_log(pipeline_build: Any, cursor: Any) -> None:
+    rows = query(
+        cursor,
+        f"""
+        select table_name as table, op, source_op,
+            to_json(primary_key_columns) as primary_key_columns, primary_key,
+            previous_primary_key, to_json(before_row) as before_row,
+            to_json(after_row) as after_row, to_json(column_types) as column_types,
+            date_format(source_ts, '{MS}') as source_ts, date_format(sync_ts, '{MS}') as sync_ts,
+            event_sequence, transaction_id, row_index, is_partial
+        from {CHANGE_LOG}
+        where source_format = 'canal_json' and table_key like 'canal_fixtures.%'
+            and table_key != 'canal_fixtures.value_types'
+        order by table_key, ordering_key""",
+    )
+    decoded = decode(
+        rows,
+        "primary_key_columns",
+        "primary_key",
+        "previous_primary_key",
+        "before_row",
+        "after_row",
+        "column_types",
+    )
+    assert decoded == FIXTURE_CHANGES
+
+
+def test_values_are_kept_as_sent(pipeline_build: Any, cursor: Any) -> None:
+    [row] = current_state(cursor, "table_key = 'canal_fixtures.value_types'")
+    assert row["row_data"] == {
+        "id": "1",
+        "n": "12345678901234567890",  # a writer that sends a JSON number: its digits
+        "price": "0.10",
+        "note": '中文 "quoted"',
+        "bin": "\u00ffa",  # Canal's ISO-8859-1 text of a binary column, as sent
+        "empty": "",
+        "nothing": None,
+    }
+
+
+def test_fixture_current_state(pipeline_build: Any, cursor: Any) -> None:
+    rows = current_state(
+        cursor, "table_key like 'canal_fixtures.%' and table_key != 'canal_fixtures.value_types'"
+    )
+    assert [
+        (r["table_key"], r["primary_key"], r["is_deleted"], r["last_op"], r["row_data"])
+        for r in rows
+    ] == [
+        ("canal_fixtures.key_change", ["1"], True, "update", {"id": "1", "v": "a"}),
+        ("canal_fixtures.key_change", ["2"], False, "update", {"id": "2", "v": "a"}),
+        ("canal_fixtures.late", ["7"], False, "update", {"id": "7", "v": "late"}),
+        ("canal_fixtures.no_pk", ["x", "1"], True, "update", {"v0": "x", "v1": "1"}),
+        ("canal_fixtures.no_pk", ["x", "2"], False, "update", {"v0": "x", "v1": "2"}),
+        ("canal_fixtures.partly_bad", ["1"], False, "insert", {"id": "1", "v": "kept"}),
+        ("canal_fixtures.truncated", ["1"], True, "truncate", {"id": "1"}),
+        ("canal_fixtures.truncated", ["2"], True, "truncate", {"id": "2"}),
+        ("canal_fixtures.truncated", ["3"], False, "insert", {"id": "3"}),
+    ]
+
+
+def test_every_bad_message_is_kept_with_its_reason(pipeline_build: Any, cursor: Any) -> None:
+    rows = query(
+        cursor,
+        f"""
+        select source_format, rejection_reason, raw_value, source_file
+        from cdc_lake_intermediate.int_cdc__rejected_messages
+        where source_format in {MY_FORMATS} and startswith(source_file, '{PROJECT_ROOT}/')
+        order by source_format, source_file, source_position""",
+    )
+    bad_file = PROJECT_ROOT / "udfs/tests/fixtures/canal_json/bad_messages.jsonl"
+    canal = [row for row in rows if row["source_format"] == "canal_json"]
+    assert all(row["source_file"] == str(bad_file) for row in canal)
+    assert [row["rejection_reason"] for row in canal] == [
+        "not valid JSON",
+        "JSON not shaped like a Canal message (a field has the wrong type)",
+        "JSON not shaped like a Canal message (a field has the wrong type)",
+        "no type: not a Canal message",
+        "unknown type UPSERT",
+        "INSERT without table",
+        "UPDATE without data",
+        "DELETE without data",
+        "no value for primary key column(s) id in the row image",
+        # The message's other row is staged (canal_fixtures.partly_bad).
+        "INSERT without a row image at index 1",
+    ]
+    assert [row["raw_value"] for row in canal] == bad_file.read_text().splitlines()
+    dts = [row for row in rows if row["source_format"] == "dts_canal_json"]
+    # The document's example of an instance created before 2022-03-20, read with the
+    # default (current) layout: the reason says which setting reads it.
+    legacy = PROJECT_ROOT / (
+        "seeds/samples/dts_canal_json/01_delete_instance_created_before_2022_03_20.jsonl"
+    )
+    assert dts == [
+        {
+            "source_format": "dts_canal_json",
+            "rejection_reason": "DELETE without data; its row is in old, as DTS instances "
+            "created before 2022-03-20 send it (set var dts_canal_json_legacy_layout: true)",
+            "raw_value": legacy.read_text().rstrip("\n"),
+            "source_file": str(legacy),
+        }
+    ]
+
+
+def test_schema_changes(pipeline_build: Any, cursor: Any) -> None:
+    rows = query(
+        cursor,
+        f"""
+        select source_format, ddl_op, table_key, ddl_text, event_sequence,
+            date_format(source_ts, '{MS}') as source_ts
+        from cdc_lake_intermediate.int_cdc__schema_changes
+        where source_format in {MY_FORMATS}
+            and (table_key like '%canal_fixtures.%' or table_key like 'dbname.%')
+        order by source_format, ordering_key""",
+    )
+    assert rows == [
+        {
+            "source_format": "canal_json",
+            "ddl_op": "truncate",
+            "table_key": "canal_fixtures.truncated",
+            "ddl_text": "TRUNCATE TABLE truncated",
+            "event_sequence": "16",
+            "source_ts": "2023-11-14 22:13:28.000",
+        },
+        {
+            "source_format": "canal_json",
+            "ddl_op": "alter",
+            "table_key": "canal_fixtures.truncated",
+            "ddl_text": "ALTER TABLE truncated ADD COLUMN c INT",
+            "event_sequence": "18",
+            "source_ts": "2023-11-14 22:13:30.000",
+        },
+        {
+            "source_format": "dts_canal_json",
+            "ddl_op": "ddl",
+            "table_key": "dbname.tablename",
+            "ddl_text": "eg:createxxx",
+            "event_sequence": "58",
+            "source_ts": "2020-09-15 09:24:54.000",
+        },
+        {
+            "source_format": "dts_canal_json",
+            "ddl_op": "ddl",
+            "table_key": "dts_canal_fixtures.dts_orders",
+            "ddl_text": "ALTER TABLE dts_orders ADD COLUMN note varchar(20)",
+            "event_sequence": "103",
+            "source_ts": "2023-11-14 22:20:00.000",
+        },
+    ]
+    if PUBLIC.is_dir():  # Flink's canal-data.txt: its CREATE (isDdl) is a schema change
+        [create] = query(
+            cursor,
+            "select ddl_op, ddl_text from cdc_lake_intermediate.int_cdc__schema_changes "
+            "where table_key = 'inventory.user02'",
+        )
+        assert create["ddl_op"] == "create"
+        assert create["ddl_text"].startswith("CREATE TABLE `xj_`.`user02`")
+
+
+# ---------------------------------------------------------------- dts_canal_json
+
+DTS_TYPES = {"id": "bigint", "status": "varchar", "amount": "decimal"}
+DTS_GTID = "a1b2c3d4-0000-11ee-8000-000000000001"
+
+
+def test_dts_change_log(pipeline_build: Any, cursor: Any) -> None:
+    rows = [
+        {key: row[key] for key in ("op", "source_op", "primary_key", "before_row", "after_row")}
+        | {"event_sequence": row["event_sequence"], "transaction_id": row["transaction_id"]}
+        | {"row_index": row["row_index"], "sync_ts": row["sync_ts"]}
+        for row in change_log(cursor, "dts_canal_fixtures.dts_orders")
+    ]
+    order_1 = {"id": "1", "status": "new", "amount": "10.50"}
+    order_2 = {"id": "2", "status": "new", "amount": "7.00"}
+    assert rows == [
+        # INIT: the full load, one snapshot per row.
+        {"op": "snapshot", "source_op": "INIT", "primary_key": ["1"], "before_row": None,
+         "after_row": order_1, "event_sequence": "0", "transaction_id": None, "row_index": 0,
+         "sync_ts": "2023-11-14 22:15:00.500"},
+        {"op": "snapshot", "source_op": "INIT", "primary_key": ["2"], "before_row": None,
+         "after_row": order_2, "event_sequence": "0", "transaction_id": None, "row_index": 1,
+         "sync_ts": "2023-11-14 22:15:00.500"},
+        # Current layout: data is the new row, old (every column) the previous one.
+        {"op": "update", "source_op": "UPDATE", "primary_key": ["1"], "before_row": order_1,
+         "after_row": {**order_1, "status": "paid"}, "event_sequence": "101",
+         "transaction_id": f"{DTS_GTID}:7", "row_index": 0, "sync_ts": "2023-11-14 22:16:40.500"},
+        {"op": "delete", "source_op": "DELETE", "primary_key": ["2"], "before_row": order_2,
+         "after_row": None, "event_sequence": "102", "transaction_id": f"{DTS_GTID}:8",
+         "row_index": 0, "sync_ts": "2023-11-14 22:18:20.500"},
+        {"op": "insert", "source_op": "INSERT", "primary_key": ["3"], "before_row": None,
+         "after_row": {"id": "3", "status": "new", "amount": "1.00", "note": None},
+         "event_sequence": "104", "transaction_id": f"{DTS_GTID}:10", "row_index": 0,
+         "sync_ts": "2023-11-14 22:21:40.500"},
+    ]  # fmt: skip
+    assert change_log(cursor, "dts_canal_fixtures.dts_orders")[0]["column_types"] == DTS_TYPES
+
+
+def test_dts_current_state(pipeline_build: Any, cursor: Any) -> None:
+    rows = current_state(
+        cursor, "table_key in ('dts_canal_fixtures.dts_orders', 'dbname.tablename')"
+    )
+    assert [(r["table_key"], r["primary_key"], r["is_deleted"], r["last_op"]) for r in rows] == [
+        # The document's current-layout delete example (the row was never inserted).
+        ("dbname.tablename", ["500000287"], True, "delete"),
+        ("dts_canal_fixtures.dts_orders", ["1"], False, "update"),
+        ("dts_canal_fixtures.dts_orders", ["2"], True, "delete"),
+        ("dts_canal_fixtures.dts_orders", ["3"], False, "insert"),
+    ]
+    assert rows[0]["row_data"] == {"id": "500000287", "shipping_type": None}
+    assert rows[1]["row_data"] == {"id": "1", "status": "paid", "amount": "10.50"}
