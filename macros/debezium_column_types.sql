@@ -1,0 +1,23 @@
+{# Column types from the Kafka Connect `schema` part of a Debezium / Lindorm message: the fields
+   of its `after` (else `before`) struct, each its logical name (e.g. io.debezium.time.Date)
+   or else its type (int32, string, bytes, ...). NULL when the message has no schema. #}
+{% macro debezium_column_types(schema_fields) -%}
+    {%- set column_fields -%}
+        filter(
+            coalesce(
+                get(filter({{ schema_fields }}, field -> field.field = 'after'), 0).fields,
+                get(filter({{ schema_fields }}, field -> field.field = 'before'), 0).fields
+            ),
+            column_field -> column_field.field is not null
+        )
+    {%- endset -%}
+    case
+        when size({{ column_fields }}) > 0
+            then map_from_entries(transform(
+                {{ column_fields }},
+                column_field -> struct(
+                    column_field.field, coalesce(column_field.name, column_field.type)
+                )
+            ))
+    end
+{%- endmacro %}

@@ -1,0 +1,343 @@
+{%- set envelope_fields = [
+    'op', 'ts_ms', 'before', 'after', 'source', 'transaction', 'status', 'id', 'ddl',
+    'databaseName', 'tableChanges',
+] -%}
+
+with
+
+raw_messages as (
+
+    select * from {{ source('debezium', 'debezium_json') }}
+
+),
+
+op_codes as (
+
+    select * from {{ ref('debezium__op_codes') }}
+
+),
+
+parsed as (
+
+    select
+        ---------- lineage
+        kafka_topic,
+        kafka_partition,
+        kafka_offset,
+        kafka_key,
+        kafka_timestamp,
+        source_file,
+        source_position,
+        loaded_at,
+        ---------- message
+        value as raw_value_text,
+        sha2(value, 256) as message_hash,
+        from_json(
+            value,
+            '{{ debezium_message_schema() | replace("\n", " ") }}',
+            map('columnNameOfCorruptRecord', '_corrupt_record')
+        ) as message,
+        from_json(kafka_key, 'map<string, variant>') as key_object
+
+    from raw_messages
+
+),
+
+{# The JSON converter writes `{"schema": ..., "payload": {envelope}}` with schemas enabled and
+   the bare envelope without: told apart per message. The same holds for the Kafka key. #}
+unwrapped as (
+
+    select
+        parsed.*,
+        coalesce(
+            parsed.message.payload,
+            struct(
+                {%- for field in envelope_fields %}
+                    parsed.message.{{ field }} as {{ field }}{{ "," if not loop.last }}
+                {%- endfor %}
+            )
+        ) as envelope,
+        case
+            when
+                size(parsed.key_object) = 2
+                and map_contains_key(parsed.key_object, 'schema')
+                and map_contains_key(parsed.key_object, 'payload')
+                then try_cast(parsed.key_object['payload'] as map<string, variant>)  -- noqa: LT01
+            else parsed.key_object
+        end as key_fields
+
+    from parsed
+
+),
+
+classified as (
+
+    select
+        unwrapped.*,
+        op_codes.op as listed_op,
+        lower(unwrapped.envelope.source.connector) as db_type,
+        unwrapped.envelope.source.db as database_name,
+        unwrapped.envelope.source.schema as schema_name,  -- noqa: RF04
+        unwrapped.envelope.source.table as table_name,  -- noqa: RF04
+        {{ table_key(
+            'unwrapped.envelope.source.db',
+            'unwrapped.envelope.source.schema',
+            'unwrapped.envelope.source.table',
+        ) }} as table_key,
+        {{ debezium_row_image('unwrapped.envelope.before') }} as before_row,
+        {{ debezium_row_image('unwrapped.envelope.after') }} as after_row,
+        case
+            when size(unwrapped.key_fields) > 0
+                then {{ debezium_row_image('unwrapped.key_fields') }}
+        end as kafka_key_row,
+        {{ debezium_column_types('unwrapped.message.schema.fields') }} as column_types,
+        {# Where the connector says where in the source log the change is: PostgreSQL lsn,
+           Oracle scn, MySQL binlog file number and position (and row within the event). #}
+        coalesce(
+            try_cast(unwrapped.envelope.source.lsn as decimal(38, 0)),
+            try_cast(unwrapped.envelope.source.scn as decimal(38, 0)),
+            try_cast(
+                regexp_extract(unwrapped.envelope.source.file, '([0-9]+)$', 1) as decimal(38, 0)
+            )
+        ) as log_position,
+        try_cast(unwrapped.envelope.source.pos as decimal(38, 0)) as log_offset,
+        try_cast(unwrapped.envelope.source.row as decimal(38, 0)) as log_row,
+        case
+            when unwrapped.envelope.source.lsn is not null then unwrapped.envelope.source.lsn
+            when unwrapped.envelope.source.scn is not null then unwrapped.envelope.source.scn
+            when unwrapped.envelope.source.commit_lsn is not null
+                then unwrapped.envelope.source.commit_lsn
+            when unwrapped.envelope.source.change_lsn is not null
+                then unwrapped.envelope.source.change_lsn
+            when coalesce(unwrapped.envelope.source.file, '') != ''
+                then unwrapped.envelope.source.file || ':' || unwrapped.envelope.source.pos
+        end as source_log_position,
+        coalesce(
+            unwrapped.envelope.transaction.id,
+            unwrapped.envelope.id,
+            unwrapped.envelope.source.txId,
+            unwrapped.envelope.source.gtid
+        ) as transaction_id,
+        unwrapped.envelope.op as envelope_op,
+        unwrapped.envelope.ddl as ddl_text,
+        upper(unwrapped.envelope.status) as envelope_status,
+        unwrapped.envelope.ts_ms as envelope_ts_ms,
+        unwrapped.envelope.source.ts_ms as source_ts_ms,
+        lower(unwrapped.envelope.source.snapshot) as snapshot_flag,
+        {# Debezium heartbeat messages carry only ts_ms (and the server name in the key). #}
+        coalesce(
+            unwrapped.envelope.ts_ms is not null
+            and unwrapped.envelope.source is null
+            and unwrapped.envelope.before is null
+            and unwrapped.envelope.after is null,
+            false
+        ) as is_heartbeat_message,
+        unwrapped.message._corrupt_record as corrupt_record
+
+    from unwrapped
+    left join op_codes
+        on unwrapped.envelope.op = op_codes.source_op
+
+),
+
+typed as (
+
+    select
+        *,
+        case
+            when raw_value_text is null then 'tombstone'
+            when envelope_op is not null then envelope_op
+            when ddl_text is not null then 'ddl'
+            when envelope_status in ('BEGIN', 'END') then envelope_status
+            when is_heartbeat_message then 'heartbeat'
+        end as source_op,
+        case
+            when raw_value_text is null then 'tombstone'
+            when envelope_op is not null then 'change'
+            when ddl_text is not null then 'schema_change'
+            when envelope_status in ('BEGIN', 'END') then 'transaction'
+            when is_heartbeat_message then 'heartbeat'
+        end as message_kind,
+        {# Older MySQL connectors send snapshot rows as `c` with source.snapshot set. #}
+        case
+            when
+                listed_op = 'insert'
+                and snapshot_flag in ('true', 'last', 'first', 'incremental')
+                then 'snapshot'
+            else listed_op
+        end as change_op
+
+    from classified
+
+),
+
+keyed as (
+
+    select
+        *,
+        case when change_op = 'delete' then before_row else after_row end as key_image,
+        {# The Kafka key names the key columns; else the var; else the whole row. #}
+        coalesce(
+            map_keys(kafka_key_row),
+            {{ configured_key_columns('debezium_json_primary_keys', 'table_key') }}
+        ) as declared_key_columns,
+        {# A before image missing columns of the after image: those columns did not change. #}
+        map_concat(
+            coalesce(kafka_key_row, cast(map() as map<string, string>)),  -- noqa: LT01
+            coalesce(after_row, cast(map() as map<string, string>)),  -- noqa: LT01
+            before_row
+        ) as previous_image
+
+    from typed
+
+),
+
+identified as (
+
+    select
+        *,
+        coalesce(declared_key_columns, array_sort(map_keys(key_image))) as primary_key_columns,
+        coalesce(declared_key_columns, array_sort(map_keys(previous_image)))
+            as previous_key_columns,
+        {# Key values missing from the image (a delete without before) come from the Kafka key. #}
+        map_concat(
+            coalesce(kafka_key_row, cast(map() as map<string, string>)),  -- noqa: LT01
+            coalesce(key_image, cast(map() as map<string, string>))  -- noqa: LT01
+        ) as key_values
+
+    from keyed
+
+),
+
+validated as (
+
+    select
+        *,
+        case
+            when message_kind = 'change' and change_op != 'truncate'
+                then {{ key_values_json('key_values', 'primary_key_columns') }}
+        end as primary_key,
+        case
+            when
+                change_op = 'update'
+                and before_row is not null
+                and forall(
+                    previous_key_columns, key_column -> previous_image[key_column] is not null
+                )
+                then {{ key_values_json('previous_image', 'previous_key_columns') }}
+        end as before_key,
+        case
+            when raw_value_text is null then null
+            when
+                try_parse_json(corrupt_record) is null
+                and corrupt_record is not null
+                then 'not valid JSON'
+            when corrupt_record is not null
+                then 'JSON not shaped like a Debezium message (a field has the wrong type)'
+            when message_kind is null
+                then
+                    'no op: not a Debezium change event, schema change, transaction marker'
+                    || ' or heartbeat'
+            when message_kind != 'change' then null
+            when change_op is null then 'unknown op ' || source_op
+            when coalesce(table_name, '') = '' then source_op || ' without source.table'
+            when change_op = 'truncate' then null
+            when change_op in ('insert', 'update', 'snapshot') and after_row is null
+                then source_op || ' without after'
+            when change_op = 'delete' and before_row is null and kafka_key_row is null
+                then 'd without before and without a Kafka key: the deleted row is unknown'
+            when change_op = 'update' and before_row is null and declared_key_columns is null
+                then
+                    'u without before on a table without a key (no Kafka key, none configured):'
+                    || ' the row it changes cannot be found (PostgreSQL sends before only with'
+                    || ' REPLICA IDENTITY FULL)'
+            when
+                not exists(
+                    transform(primary_key_columns, key_column -> key_values[key_column]),
+                    key_value -> key_value is not null
+                )
+                then
+                    'no value for primary key column(s) '
+                    || array_join(primary_key_columns, ', ') || ' in the row image'
+        end as rejection_reason
+
+    from identified
+
+),
+
+final as (
+
+    select
+    ---------- identity
+    {# The message's hash; a tombstone (no value) is identified by its Kafka coordinates. #}
+        case
+            when message_hash is not null
+                then {{ event_id(["'debezium_json'", 'message_hash']) }}
+            else {{ event_id([
+                "'debezium_json'", 'kafka_topic', 'kafka_partition', 'kafka_offset',
+                'kafka_key', 'source_file', 'source_position',
+            ]) }}
+        end as event_id,
+        case when rejection_reason is not null then 'rejected' else message_kind end
+            as event_kind,
+        'debezium_json' as source_format,
+        source_op,
+        ---------- where the row lives
+        db_type,
+        database_name,
+        schema_name,
+        table_name,
+        table_key,
+        ---------- the change
+        case when rejection_reason is null then change_op end as op,
+        before_row,
+        after_row,
+        false as is_partial,
+        cast(array() as array<string>) as unset_columns,
+        case
+            when message_kind = 'change' and change_op != 'truncate' then primary_key_columns
+        end as primary_key_columns,
+        primary_key,
+        case when before_key != primary_key then before_key end as previous_primary_key,
+        column_types,
+        ---------- times and order
+        {# MySQL snapshot rows carry source.ts_ms 0: unknown, not 1970. A heartbeat's time
+           is its ts_ms. #}
+        case
+            when message_kind = 'heartbeat' then {{ epoch_ms_to_timestamp('envelope_ts_ms') }}
+            else {{ epoch_ms_to_timestamp('nullif(try_cast(source_ts_ms as bigint), 0)') }}
+        end as source_ts,
+        coalesce({{ epoch_ms_to_timestamp('envelope_ts_ms') }}, kafka_timestamp) as sync_ts,
+        source_log_position as event_sequence,
+        source_log_position,
+        {{ ordering_key([
+            'log_position',
+            'log_offset',
+            'log_row',
+            'try_cast(source_ts_ms as bigint)',
+            'try_cast(envelope_ts_ms as bigint)',
+            'kafka_offset',
+            'unix_micros(loaded_at)',
+            'source_position',
+        ]) }} as ordering_key,
+        transaction_id,
+        ---------- schema changes
+        ddl_text,
+        cast(null as string) as ddl_meta,
+        ---------- rejection
+        rejection_reason,
+        case when rejection_reason is not null then raw_value_text end as raw_value,
+        ---------- lineage
+        kafka_topic,
+        kafka_partition,
+        kafka_offset,
+        source_file,
+        source_position,
+        0 as row_index,
+        loaded_at
+
+    from validated
+
+)
+
+select * from final
