@@ -4,6 +4,16 @@
 {%- set staging_models = [
     'stg_dataworks__json',
     'stg_datahub__blob',
+    'stg_datahub__tuple',
+    'stg_aliyun_dts__shareplex_json',
+    'stg_canal__json',
+    'stg_aliyun_dts__canal_json',
+    'stg_huawei_drs__json',
+    'stg_huawei_drs__json_c',
+    'stg_huawei_drs__mongo',
+    'stg_aliyun_dts__avro',
+    'stg_lindorm__json',
+    'stg_debezium__json',
 ] -%}
 
 with

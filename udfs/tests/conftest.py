@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import socket
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,10 @@ from cdc_lake.loader import load_files
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = PROJECT_ROOT / "seeds" / "samples"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+# Test modules that land more files before the one `dbt build` (public sample sets, say)
+# append a loader (cursor, work folder) here when imported: pytest imports every collected
+# module before it runs any test, so the build sees them whichever test asks for it first.
+EXTRA_LANDINGS: list[Callable[[Any, Path], None]] = []
 
 
 def free_port() -> int:
@@ -95,11 +99,15 @@ def run_dbt(*args: str) -> Any:
 
 
 @pytest.fixture(scope="session")
-def pipeline_build(spark_server: server.ServerConfig) -> Any:
+def pipeline_build(
+    spark_server: server.ServerConfig, tmp_path_factory: pytest.TempPathFactory
+) -> Any:
     """Bundled samples and the test fixtures loaded, then one `dbt build` over them all."""
     with connect(spark_server.host, spark_server.port) as thrift_cursor:
         for sample_dir in sorted(SAMPLES.iterdir()):
             load_files(thrift_cursor, sample_dir.name, [sample_dir])
         for fixture_dir in sorted(FIXTURES.iterdir()):
             load_files(thrift_cursor, fixture_dir.name, [fixture_dir])
+        for land_extra in EXTRA_LANDINGS:
+            land_extra(thrift_cursor, tmp_path_factory.mktemp("extra-landing"))
     return run_dbt("build")
