@@ -290,8 +290,10 @@ def test_schema_changes_keep_ddl_text_and_raw_ddl_meta(pipeline_build: Any, curs
     doc = PROJECT_ROOT.parent / "shared/vendor-docs/dataworks-datahub-formats.txt"
     sample = (PROJECT_ROOT / "seeds/samples/datahub_blob/04_ddl_alter_table.jsonl").read_text()
     ddl_meta = json.loads(sample)["payload"]["ddl"]["ddlMeta"]
-    if doc.exists():  # the bundled sample is the document's example, byte for byte
-        assert re.search(r'"ddlMeta": "(rO0AB[^"]+)"', doc.read_text())[1] == ddl_meta
+    if not doc.exists():
+        pytest.fail(f"the vendor document is missing: {doc} (../shared next to the project)")
+    # the bundled sample is the document's example, byte for byte
+    assert re.search(r'"ddlMeta": "(rO0AB[^"]+)"', doc.read_text())[1] == ddl_meta
     assert rows == [
         {
             "source_format": "dataworks_json",
