@@ -126,12 +126,7 @@ validated as (
                 then source_op || ' without payload.after.dataColumn'
             when (change_op = 'delete' or is_update_before) and before_row is null
                 then source_op || ' without payload.before.dataColumn'
-            when not exists(
-                transform(primary_key_columns, key_column -> key_image[key_column]),
-                key_value -> key_value is not null
-            )
-                then 'no value for primary key column(s) '
-                    || array_join(primary_key_columns, ', ') || ' in the row image'
+            {{ when_key_has_no_value('primary_key_columns', 'key_image') }}
             when is_update_before and event_sequence is null
                 then 'UPDATE_BEFOR without sequenceId cannot be paired with its UPDATE_AFTER'
         end as rejection_reason

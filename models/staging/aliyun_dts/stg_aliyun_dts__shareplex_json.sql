@@ -259,14 +259,7 @@ validated as (
             when change_op = 'update' and before_row is null
                 then source_op || ' without key: the row before the change is unknown'
             when size(primary_key_columns) = 0 then source_op || ' with no column in its row image'
-            when
-                not exists(
-                    transform(primary_key_columns, key_column -> identity_image[key_column]),
-                    key_value -> key_value is not null
-                )
-                then
-                    'no value for primary key column(s) '
-                    || array_join(primary_key_columns, ', ') || ' in the row image'
+            {{ when_key_has_no_value('primary_key_columns', 'identity_image') }}
         end as rejection_reason
 
     from keyed

@@ -251,14 +251,7 @@ validated as (
                     'u without before on a table without a key (no Kafka key, none configured):'
                     || ' the row it changes cannot be found (PostgreSQL sends before only with'
                     || ' REPLICA IDENTITY FULL)'
-            when
-                not exists(
-                    transform(primary_key_columns, key_column -> key_values[key_column]),
-                    key_value -> key_value is not null
-                )
-                then
-                    'no value for primary key column(s) '
-                    || array_join(primary_key_columns, ', ') || ' in the row image'
+            {{ when_key_has_no_value('primary_key_columns', 'key_values') }}
         end as rejection_reason
 
     from identified

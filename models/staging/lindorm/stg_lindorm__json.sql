@@ -145,14 +145,7 @@ validated as (
                 then
                     source_op || ' without payload.before on a table without a declared key:'
                     || ' the row it changes cannot be found'
-            when
-                not exists(
-                    transform(primary_key_columns, key_column -> key_image[key_column]),
-                    key_value -> key_value is not null
-                )
-                then
-                    'no value for primary key column(s) '
-                    || array_join(primary_key_columns, ', ') || ' in the row image'
+            {{ when_key_has_no_value('primary_key_columns', 'key_image') }}
         end as rejection_reason
 
     from identified
