@@ -8,6 +8,8 @@ the same definition.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 RAW_SCHEMA = "cdc_raw"
 LOADED_FILES_TABLE = f"{RAW_SCHEMA}.loaded_files"
 
@@ -72,9 +74,10 @@ def loaded_files_ddl() -> str:
     )
 
 
-def bootstrap_statements() -> list[str]:
-    """Every statement that makes the raw layer exist: schema, landing tables, load registry."""
+def bootstrap_statements(formats: Iterable[str] = tuple(FORMATS)) -> list[str]:
+    """The statements that make the raw layer exist: schema, the formats' landing tables (all
+    of them by default), load registry."""
     statements = [f"create database if not exists {RAW_SCHEMA}"]
-    statements += [landing_table_ddl(fmt) for fmt in FORMATS]
+    statements += [landing_table_ddl(fmt) for fmt in formats]
     statements.append(loaded_files_ddl())
     return statements

@@ -186,7 +186,7 @@ def load_files(
     """
     landing = landing_table(fmt)
     files = expand_paths(paths)
-    for statement in bootstrap_statements():
+    for statement in bootstrap_statements([fmt]):  # the server made the others at start
         run(cursor, statement)
     results = []
     for path in files:
