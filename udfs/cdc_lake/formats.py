@@ -3,15 +3,16 @@
 One landing table per format, `cdc_raw.<format>`, with the columns of DESIGN.md plus
 `source_position`. The DDL lives here only: `cdc-lake serve` creates every landing table at
 start-up (so dbt sources always exist, even before the first load) and `cdc-lake load` uses
-the same definition.
+the same definition. `CDC_LAKE_RAW_SCHEMA` names another landing schema (dbt's sources read
+the same variable), so that several environments, or a test, can share one server.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 
-RAW_SCHEMA = "cdc_raw"
-LOADED_FILES_TABLE = f"{RAW_SCHEMA}.loaded_files"
+DEFAULT_RAW_SCHEMA = "cdc_raw"
 
 # format id -> Spark type of the message value. Binary formats keep the bytes as sent.
 FORMATS: dict[str, str] = {
@@ -43,12 +44,22 @@ LANDING_COLUMNS: tuple[tuple[str, str], ...] = (
 )
 
 
+def raw_schema() -> str:
+    """The landing schema: `CDC_LAKE_RAW_SCHEMA`, else `cdc_raw`."""
+    return os.environ.get("CDC_LAKE_RAW_SCHEMA") or DEFAULT_RAW_SCHEMA
+
+
+def loaded_files_table() -> str:
+    """The load registry (one row per loaded file, with its sha-256) in the landing schema."""
+    return f"{raw_schema()}.loaded_files"
+
+
 def landing_table(fmt: str) -> str:
     """Qualified landing-table name of a format; rejects unknown formats with the known list."""
     if fmt not in FORMATS:
         known = ", ".join(sorted(FORMATS))
         raise ValueError(f"unknown format {fmt!r}; known formats: {known}")
-    return f"{RAW_SCHEMA}.{fmt}"
+    return f"{raw_schema()}.{fmt}"
 
 
 def landing_table_ddl(fmt: str) -> str:
@@ -62,7 +73,7 @@ def landing_table_ddl(fmt: str) -> str:
 def loaded_files_ddl() -> str:
     """The load registry: one row per file loaded, so loading the same file again adds nothing."""
     return (
-        f"create table if not exists {LOADED_FILES_TABLE} (\n"
+        f"create table if not exists {loaded_files_table()} (\n"
         "    source_format string,\n"
         "    source_file string,\n"
         "    file_sha256 string,\n"
@@ -77,7 +88,7 @@ def loaded_files_ddl() -> str:
 def bootstrap_statements(formats: Iterable[str] = tuple(FORMATS)) -> list[str]:
     """The statements that make the raw layer exist: schema, the formats' landing tables (all
     of them by default), load registry."""
-    statements = [f"create database if not exists {RAW_SCHEMA}"]
+    statements = [f"create database if not exists {raw_schema()}"]
     statements += [landing_table_ddl(fmt) for fmt in formats]
     statements.append(loaded_files_ddl())
     return statements

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from cdc_lake.client import run
-from cdc_lake.formats import FORMATS, LOADED_FILES_TABLE, bootstrap_statements, landing_table
+from cdc_lake.formats import FORMATS, bootstrap_statements, landing_table, loaded_files_table
 
 # kcat -J writes one JSON object per message with these keys (plus tstype, broker, headers).
 KCAT_KEYS = frozenset({"topic", "partition", "offset", "payload"})
@@ -193,7 +193,7 @@ def load_files(
         sha, envelope, size = inspect_file(path)
         seen = run(
             cursor,
-            f"select count(*) from {LOADED_FILES_TABLE} "
+            f"select count(*) from {loaded_files_table()} "
             f"where source_format = {sql_string(fmt)} and file_sha256 = {sql_string(sha)}",
         )
         if seen[0][0]:
@@ -208,7 +208,7 @@ def load_files(
         )[0][0]
         run(
             cursor,
-            f"insert into {LOADED_FILES_TABLE} values ("
+            f"insert into {loaded_files_table()} values ("
             f"{sql_string(fmt)}, {sql_string(str(path.resolve()))}, {sql_string(sha)}, {size}, "
             f"{sql_string(envelope)}, {count}, timestamp {sql_string(loaded_at)})",
         )
