@@ -9,16 +9,16 @@ staged_events as (
 row_changes as (
 
     select * from staged_events
-    where event_kind = 'change'
+    where event_kind = 'change' and {{ loaded_since_last_run() }}
 
 ),
 
-{# Kafka is at-least-once and files get re-exported: one row per event_id, the first loaded. #}
+{# Kafka is at-least-once and files get re-exported: one row per event_id, the first loaded,
+   also when the copy arrives runs later. #}
 deduplicated as (
 
-    {{ deduplicate(
+    {{ first_deliveries(
         'row_changes',
-        partition_by='event_id',
         order_by='loaded_at, kafka_partition, kafka_offset, source_file, source_position',
     ) }}
 

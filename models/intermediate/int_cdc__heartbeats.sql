@@ -9,17 +9,13 @@ staged_events as (
 selected_events as (
 
     select * from staged_events
-    where event_kind = 'heartbeat'
+    where event_kind = 'heartbeat' and {{ loaded_since_last_run() }}
 
 ),
 
 first_deliveries as (
 
-    {{ deduplicate(
-        'selected_events',
-        partition_by='event_id',
-        order_by='loaded_at, source_position',
-    ) }}
+    {{ first_deliveries('selected_events', order_by='loaded_at, source_position') }}
 
 ),
 

@@ -11,17 +11,15 @@ selected_events as (
 
     select *
     from staged_events
-    where event_kind = 'schema_change' or (event_kind = 'change' and op = 'truncate')
+    where
+        (event_kind = 'schema_change' or (event_kind = 'change' and op = 'truncate'))
+        and {{ loaded_since_last_run() }}
 
 ),
 
 first_deliveries as (
 
-    {{ deduplicate(
-        'selected_events',
-        partition_by='event_id',
-        order_by='loaded_at, source_position',
-    ) }}
+    {{ first_deliveries('selected_events', order_by='loaded_at, source_position') }}
 
 ),
 

@@ -3,6 +3,7 @@ with
 raw_messages as (
 
     select * from {{ source('aliyun_dts', 'dts_avro') }}
+    where {{ loaded_since_last_run() }}
 
 ),
 

@@ -10,6 +10,7 @@ with
 raw_messages as (
 
     select * from {{ source('aliyun_dts', 'dts_shareplex_json') }}
+    where {{ loaded_since_last_run() }}
 
 ),
 

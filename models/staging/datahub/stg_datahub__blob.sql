@@ -3,6 +3,7 @@ with
 raw_messages as (
 
     select * from {{ source('datahub', 'datahub_blob') }}
+    where {{ loaded_since_last_run() }}
 
 ),
 

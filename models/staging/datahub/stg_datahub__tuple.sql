@@ -9,6 +9,7 @@ with
 raw_messages as (
 
     select * from {{ source('datahub', 'datahub_tuple') }}
+    where {{ loaded_since_last_run() }}
 
 ),
 

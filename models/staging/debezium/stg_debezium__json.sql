@@ -8,6 +8,7 @@ with
 raw_messages as (
 
     select * from {{ source('debezium', 'debezium_json') }}
+    where {{ loaded_since_last_run() }}
 
 ),
 

@@ -3,6 +3,7 @@ with
 raw_messages as (
 
     select * from {{ source('huawei_drs', 'drs_json_c') }}
+    where {{ loaded_since_last_run() }}
 
 ),
 

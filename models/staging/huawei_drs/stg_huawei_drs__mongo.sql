@@ -3,6 +3,7 @@ with
 raw_messages as (
 
     select * from {{ source('huawei_drs', 'drs_mongo') }}
+    where {{ loaded_since_last_run() }}
 
 ),
 

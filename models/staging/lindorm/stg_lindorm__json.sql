@@ -3,6 +3,7 @@ with
 raw_messages as (
 
     select * from {{ source('lindorm', 'lindorm_json') }}
+    where {{ loaded_since_last_run() }}
 
 ),
 
