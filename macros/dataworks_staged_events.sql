@@ -204,6 +204,24 @@ unpaired_update_befores as (
 
 ),
 
+{# The UPDATE_BEFOR of a pair: staged as an `update_half` (no model keeps it; its image lives
+   on in the update above), so that every landed message gives a staged row. #}
+paired_update_befores as (
+
+    select
+        accepted.*,
+        accepted.before_row as paired_before_row,
+        cast(null as string) as final_rejection_reason
+
+    from accepted
+    left semi join update_afters
+        on
+            accepted.table_key = update_afters.table_key
+            and accepted.event_sequence = update_afters.event_sequence
+    where accepted.is_update_before
+
+),
+
 rejected as (
 
     select
@@ -221,6 +239,8 @@ all_events as (
     select * from paired_events
     union all
     select * from unpaired_update_befores
+    union all
+    select * from paired_update_befores
     union all
     select * from rejected
 
@@ -240,6 +260,7 @@ final as (
         end as event_id,
         case
             when final_rejection_reason is not null then 'rejected'
+            when is_update_before then 'update_half'
             else op_event_kind
         end as event_kind,
         '{{ source_format }}' as source_format,
@@ -251,7 +272,9 @@ final as (
         table_name,
         table_key,
         ---------- the change
-        case when final_rejection_reason is null then change_op end as op,
+        case
+            when final_rejection_reason is null and not is_update_before then change_op
+        end as op,
         paired_before_row as before_row,
         after_row,
         false as is_partial,

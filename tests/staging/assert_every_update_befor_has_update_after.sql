@@ -1,7 +1,8 @@
 {{ config(severity='warn') }}
 
 {# DataWorks / DataHub Blob: an UPDATE_BEFOR message must have an UPDATE_AFTER with the same
-   sequenceId. Staging absorbs the paired ones and rejects the rest: this test lists those. #}
+   sequenceId. Staging stages the paired ones as `update_half` and rejects the rest: this test
+   lists those. #}
 {%- set dataworks_staging_models = ['stg_dataworks__json', 'stg_datahub__blob'] %}
 
 with
@@ -25,7 +26,7 @@ unpaired as (
             source_file,
             kafka_offset
         from {{ staging_model }}
-        where source_op = 'UPDATE_BEFOR'
+        where source_op = 'UPDATE_BEFOR' and event_kind = 'rejected'
         {% if not loop.last %}union all{% endif %}
     {% endfor %}
 

@@ -267,14 +267,6 @@ validated as (
 
 ),
 
-{# A paired UPDATE BEFORE lives on in its UPDATE AFTER's before_row. #}
-staged as (
-
-    select * from validated
-    where not (is_update_before and rejection_reason is null)
-
-),
-
 final as (
 
     select
@@ -291,8 +283,14 @@ final as (
                 ]) }}
             else {{ event_id(["'dts_shareplex_json'", 'message_hash']) }}
         end as event_id,
-        case when rejection_reason is not null then 'rejected' else op_event_kind end
-            as event_kind,
+        {# A paired UPDATE BEFORE lives on in its UPDATE AFTER's before_row: an
+           `update_half`, staged so that every landed message gives a staged row, kept by no
+           model. #}
+        case
+            when rejection_reason is not null then 'rejected'
+            when is_update_before then 'update_half'
+            else op_event_kind
+        end as event_kind,
         'dts_shareplex_json' as source_format,
         source_op,
         ---------- where the row lives
@@ -302,7 +300,7 @@ final as (
         table_name,
         table_key,
         ---------- the change
-        case when rejection_reason is null then change_op end as op,
+        case when rejection_reason is null and not is_update_before then change_op end as op,
         before_row,
         after_row,
         coalesce(
@@ -362,7 +360,7 @@ final as (
         0 as row_index,
         loaded_at
 
-    from staged
+    from validated
 
 )
 

@@ -257,14 +257,6 @@ validated as (
 
 ),
 
-{# A paired before half lives on in its after half's before_row. #}
-staged as (
-
-    select * from validated
-    where not (is_update_before and rejection_reason is null)
-
-),
-
 final as (
 
     select
@@ -276,7 +268,13 @@ final as (
                 ]) }}
             else {{ event_id(["'datahub_tuple'", 'message_hash']) }}
         end as event_id,
-        case when rejection_reason is not null then 'rejected' else 'change' end as event_kind,
+        {# A paired before half lives on in its after half's before_row: an `update_half`,
+           staged so that every landed message gives a staged row, kept by no model. #}
+        case
+            when rejection_reason is not null then 'rejected'
+            when is_update_before then 'update_half'
+            else 'change'
+        end as event_kind,
         'datahub_tuple' as source_format,
         source_op,
         ---------- where the row lives
@@ -286,7 +284,7 @@ final as (
         table_name,
         table_key,
         ---------- the change
-        case when rejection_reason is null then change_op end as op,
+        case when rejection_reason is null and not is_update_before then change_op end as op,
         before_row,
         after_row,
         false as is_partial,
@@ -324,7 +322,7 @@ final as (
         0 as row_index,
         loaded_at
 
-    from staged
+    from validated
 
 )
 

@@ -1,0 +1,222 @@
+"""Reconciliation: every landed message is accounted for exactly once.
+
+Over every bundled sample and fixture (one `dbt build`), `int_cdc__message_accounting` has one
+row per landing row loaded before the build, none unaccounted, and its row counts add up to
+the intermediate models.
+Then the model's own compiled SQL is run again with one of its inputs made deliberately
+wrong (a change-log row dropped, a heartbeat doubled, a message's staged rows dropped), to
+show that it flags exactly the damaged message and nothing else.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from conftest import dbt_target_path, query
+
+from cdc_lake.client import run
+from cdc_lake.formats import FORMATS, landing_table
+
+pytestmark = pytest.mark.spark
+
+INTERMEDIATE = "cdc_lake_intermediate"
+ACCOUNTING = f"{INTERMEDIATE}.int_cdc__message_accounting"
+MESSAGE = ("source_format", "source_file", "source_position", "loaded_at")
+# Other test modules land more files after the session's one build: only messages loaded by
+# the time of the build are the build's to account for.
+BUILT = f"loaded_at <= (select max(loaded_at) from {ACCOUNTING})"
+
+
+def scalar(cursor: Any, statement: str) -> Any:
+    return run(cursor, statement)[0][0]
+
+
+def test_build_checks_the_accounting(pipeline_build: Any) -> None:
+    statuses = {result.node.name: result.status for result in pipeline_build.result.results}
+    assert statuses["int_cdc__message_accounting"] == "success"
+    assert statuses["assert_every_landed_message_is_accounted_for"] == "pass"
+
+
+def test_one_row_per_landed_message_and_none_unaccounted(pipeline_build: Any, cursor: Any) -> None:
+    landed = {
+        fmt: scalar(cursor, f"select count(*) from {landing_table(fmt)} where {BUILT}")
+        for fmt in FORMATS
+    }
+    accounted = {
+        row["source_format"]: row["messages"]
+        for row in query(
+            cursor,
+            f"select source_format, count(*) as messages from {ACCOUNTING} group by source_format",
+        )
+    }
+    # Every format has bundled samples, so every landing table is in the model's list.
+    assert all(count > 0 for count in landed.values()), landed
+    assert accounted == landed
+    unaccounted = query(cursor, f"select * from {ACCOUNTING} where is_unaccounted")
+    assert unaccounted == []
+
+
+def test_row_counts_add_up_to_the_models(pipeline_build: Any, cursor: Any) -> None:
+    totals = query(
+        cursor,
+        f"""
+        select
+            sum(change_rows) as change_rows,
+            sum(heartbeat_rows) as heartbeat_rows,
+            sum(schema_change_rows) as schema_change_rows,
+            sum(transaction_rows) as transaction_rows,
+            sum(tombstone_rows) as tombstone_rows,
+            sum(rejected_rows) as rejected_rows,
+            sum(update_half_rows) as update_half_rows,
+            sum(duplicate_rows) as duplicate_rows,
+            sum(staged_rows) as staged_rows
+        from {ACCOUNTING}
+        """,
+    )[0]
+
+    def count(table: str, where: str = "true") -> int:
+        return scalar(cursor, f"select count(*) from {INTERMEDIATE}.{table} where {where}")
+
+    truncates = count("int_cdc__change_log", "op = 'truncate'")
+    assert totals["change_rows"] == count("int_cdc__change_log")
+    assert totals["heartbeat_rows"] == count("int_cdc__heartbeats")
+    # A truncate is a change row, and a row of the schema changes too.
+    assert totals["schema_change_rows"] + truncates == count("int_cdc__schema_changes")
+    assert totals["transaction_rows"] == count("int_cdc__transaction_markers")
+    assert totals["rejected_rows"] == count("int_cdc__rejected_messages")
+    assert totals["tombstone_rows"] == count("int_cdc__staged_events", "event_kind = 'tombstone'")
+    assert totals["staged_rows"] == count("int_cdc__staged_events")
+    # The samples hold re-delivered messages and updates sent as two messages.
+    assert totals["duplicate_rows"] > 0
+    assert totals["update_half_rows"] > 0
+    assert totals["tombstone_rows"] > 0
+
+
+def test_an_update_sent_as_two_messages_is_two_change_messages(
+    pipeline_build: Any, cursor: Any
+) -> None:
+    halves = query(
+        cursor,
+        f"""
+        select accounting.outcome, accounting.update_half_rows, staged.source_op
+        from {ACCOUNTING} as accounting
+        inner join {INTERMEDIATE}.int_cdc__staged_events as staged
+            using (source_format, source_file, source_position, loaded_at)
+        where staged.event_kind = 'update_half' and staged.source_format = 'dataworks_json'
+        """,
+    )
+    assert halves == [{"outcome": "change", "update_half_rows": 1, "source_op": "UPDATE_BEFOR"}]
+
+
+# ---------- the check catches a loss
+
+
+@pytest.fixture
+def probe(pipeline_build: Any, cursor: Any) -> Iterator[Any]:
+    """Runs the model's compiled SQL with some inputs replaced by temporary views."""
+    compiled = (
+        dbt_target_path() / "compiled/cdc_lake/models/intermediate/int_cdc__message_accounting.sql"
+    ).read_text(encoding="utf-8")
+    views: list[str] = []
+
+    def unaccounted(replacements: dict[str, str]) -> list[dict[str, Any]]:
+        sql = compiled
+        for model, select in replacements.items():
+            relation = f"{INTERMEDIATE}.{model}"
+            assert relation in sql, relation
+            view = f"accounting_probe_{uuid.uuid4().hex}"
+            run(cursor, f"create temporary view {view} as {select}")
+            views.append(view)
+            sql = sql.replace(relation, view)
+        return query(
+            cursor,
+            "select source_format, source_file, source_position, "
+            "cast(loaded_at as string) as loaded_at, staged_rows, unaccounted_rows, "
+            f"accounting_error from ({sql}) as accounting where is_unaccounted and {BUILT}",
+        )
+
+    yield unaccounted
+    for view in views:
+        run(cursor, f"drop view if exists {view}")
+
+
+def message_of(row: dict[str, Any]) -> tuple[Any, ...]:
+    return tuple(row[column] for column in MESSAGE)
+
+
+def lineage_filter(row: dict[str, Any]) -> str:
+    return (
+        f"source_format = '{row['source_format']}' and source_file = '{row['source_file']}' "
+        f"and source_position = {row['source_position']} "
+        f"and loaded_at = timestamp'{row['loaded_at']}'"
+    )
+
+
+def test_a_lost_row_of_a_multi_row_message_is_caught(probe: Any, cursor: Any) -> None:
+    # A message of several row-changes, none of them delivered twice.
+    victim = query(
+        cursor,
+        f"""
+        select source_format, source_file, cast(source_position as bigint) as source_position,
+            cast(loaded_at as string) as loaded_at
+        from {ACCOUNTING}
+        where change_rows >= 2 and duplicate_rows = 0 and staged_rows = change_rows
+        order by source_format, source_file, source_position
+        limit 1
+        """,
+    )[0]
+    # One of its rows whose event no other delivery carries.
+    row_index = scalar(
+        cursor,
+        f"""
+        select max(row_index) from {INTERMEDIATE}.int_cdc__change_log
+        where {lineage_filter(victim)} and event_id not in (
+            select event_id from {INTERMEDIATE}.int_cdc__staged_events
+            group by event_id having count(*) > 1
+        )
+        """,
+    )
+    change_log = f"{INTERMEDIATE}.int_cdc__change_log"
+    lossy = (
+        f"select * from {change_log} "
+        f"where not ({lineage_filter(victim)} and row_index = {row_index})"
+    )
+    flagged = probe({"int_cdc__change_log": lossy})
+    assert [message_of(row) for row in flagged] == [message_of(victim)]
+    assert flagged[0]["unaccounted_rows"] == 1
+    assert flagged[0]["accounting_error"].startswith("staged rows in no model")
+
+
+def test_a_row_in_a_model_twice_is_caught(probe: Any, cursor: Any) -> None:
+    heartbeats = f"{INTERMEDIATE}.int_cdc__heartbeats"
+    victim = query(
+        cursor,
+        f"select source_format, source_file, cast(source_position as bigint) as source_position, "
+        f"cast(loaded_at as string) as loaded_at from {heartbeats} "
+        f"order by source_format, source_file limit 1",
+    )[0]
+    doubled = (
+        f"select * from {heartbeats} union all "
+        f"select * from {heartbeats} where {lineage_filter(victim)}"
+    )
+    flagged = probe({"int_cdc__heartbeats": doubled})
+    assert [message_of(row) for row in flagged] == [message_of(victim)]
+    assert flagged[0]["unaccounted_rows"] == 1
+
+
+def test_a_message_staging_lost_is_caught(probe: Any, cursor: Any) -> None:
+    staged = f"{INTERMEDIATE}.int_cdc__staged_events"
+    victim = query(
+        cursor,
+        f"select source_format, source_file, cast(source_position as bigint) as source_position, "
+        f"cast(loaded_at as string) as loaded_at from {ACCOUNTING} "
+        f"where outcome = 'rejected' order by source_format, source_file limit 1",
+    )[0]
+    lossy = f"select * from {staged} where not ({lineage_filter(victim)})"
+    flagged = probe({"int_cdc__staged_events": lossy})
+    assert [message_of(row) for row in flagged] == [message_of(victim)]
+    assert flagged[0]["staged_rows"] == 0
+    assert flagged[0]["accounting_error"] == "landed message gave no staged row"
