@@ -5,8 +5,9 @@
 {% macro cdc_typed_columns(table_key, column_types=none) -%}
     {%- set overrides = column_types or {} -%}
     {%- set schema_rows = [] -%}
+    {#- outside `if execute`, so that dbt sees the dependency while it parses -#}
+    {%- set schemas = ref('cdc_table_schemas') -%}
     {%- if execute -%}
-        {%- set schemas = ref('cdc_table_schemas') -%}
         {%- if adapter.get_relation(schemas.database, schemas.schema, schemas.identifier) -%}
             {%- set schema_query = (
                 "select column_name, spark_type, source_type from " ~ schemas

@@ -21,16 +21,11 @@
     {%- elif target == 'timestamp' and logical_type == 'io.debezium.time.nanotimestamp' -%}
         timestamp_micros(try_cast({{ value }} as bigint) div 1000)
     {%- elif target in ('tinyint', 'smallint', 'int', 'integer', 'bigint') -%}
-        {#- a whole number a writer sent as 1000.0 or 1E+3 is still that number #}
-        coalesce(
-            try_cast({{ value }} as {{ target }}),
-            try_cast(
-                case
-                    when try_cast({{ value }} as decimal(38, 18)) % 1 = 0
-                        then try_cast({{ value }} as decimal(38, 18))
-                end as {{ target }}
-            )
-        )
+        {#- a whole number a writer sent as 1000.0 or 1E+3 is still that number -#}
+        {%- set as_decimal = "try_cast(" ~ value ~ " as decimal(38, 18))" -%}
+        coalesce(try_cast({{ value }} as {{ target }}), try_cast(
+            case when {{ as_decimal }} % 1 = 0 then {{ as_decimal }} end as {{ target }}
+        ))
     {%- else -%}
         try_cast({{ value }} as {{ target }})
     {%- endif -%}
