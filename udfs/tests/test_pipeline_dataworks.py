@@ -286,7 +286,7 @@ def test_schema_changes_keep_ddl_text_and_raw_ddl_meta(pipeline_build: Any, curs
         from cdc_lake_intermediate.int_cdc__schema_changes
         where source_format in ('dataworks_json', 'datahub_blob')
             -- the DDL fixtures of test_table_schemas.py (schema_evolution.jsonl)
-            and table_key not like 'schema_fixtures.%'
+            and table_key not like 'fixture_db.schema_%'
         order by table_key""",
     )
     doc = PROJECT_ROOT.parent / "shared/vendor-docs/dataworks-datahub-formats.txt"

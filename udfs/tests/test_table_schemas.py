@@ -1,15 +1,15 @@
 """cdc_table_schemas and the typed current state (macro cdc_typed_current_state), end to end.
 
 The fixture fixtures/dataworks_json/schema_evolution.jsonl holds three hand-made tables of
-`schema_fixtures`: `evolving` (one row, then ALTER TABLE ADD, DROP, MODIFY and CHANGE, each a
-real Java-serialized ddlMeta written by java/WriteSamples.java, and no row after them),
-`retyped` (a column whose type changes between messages, a column the latest message drops,
-and an ALTER older than the latest message) and `ddl_only` (CREATE TABLE and DROP COLUMN as
-text only, no ddlMeta, no row). The other formats' samples and fixtures give the rest: DDL
-text from Canal, DRS, DTS, SharePlex and Debezium, and formats that send no types at all.
+`fixture_db`: `schema_evolving` (one row, then ALTER TABLE ADD, DROP, MODIFY and CHANGE, each
+a real Java-serialized ddlMeta written by java/WriteSamples.java, and no row after them),
+`schema_retyped` (a column whose type changes between messages, a column the latest message
+drops, and an ALTER older than the latest message) and `schema_ddl_only` (CREATE TABLE and
+DROP COLUMN as text only, no ddlMeta, no row). The other formats' samples and fixtures give
+the rest: DDL text from Canal, DRS, DTS, SharePlex and Debezium, and formats without types.
 
 The last test lands one more message and re-runs dbt from the DataWorks staging model on: it
-adds rows to the table `schema_fixtures.retyped` only, which no other module reads.
+adds rows to the table `fixture_db.schema_retyped` only, which no other module reads.
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ def test_build_succeeds(pipeline_build: Any) -> None:
 def test_ddl_after_the_latest_message_adjusts_its_columns(pipeline_build: Any, cursor: Any) -> None:
     """ADD shows columns no row carries yet; DROP removes, MODIFY retypes, CHANGE renames
     (keeping the place) and retypes; columns no DDL touched keep the message's types."""
-    assert schema_of(cursor, "schema_fixtures.evolving") == [
+    assert schema_of(cursor, "fixture_db.schema_evolving") == [
         (1, "id", "LONG", "bigint", True, "message"),
         (2, "name", "STRING", "string", False, "message"),
         (3, "price", "decimal(10,2)", "decimal(10,2)", False, "ddl"),  # was STRING
@@ -97,7 +97,7 @@ def test_the_latest_message_wins_over_older_ddl_and_older_types(
 ) -> None:
     """`v` was STRING, the latest message says LONG; `gone` is not in the latest message; the
     ALTER (note, qty) came before the latest message, which does not have those columns."""
-    assert schema_of(cursor, "schema_fixtures.retyped") == [
+    assert schema_of(cursor, "fixture_db.schema_retyped") == [
         (1, "id", "LONG", "bigint", True, "message"),
         (2, "v", "LONG", "bigint", False, "message"),
     ]
@@ -105,14 +105,14 @@ def test_the_latest_message_wins_over_older_ddl_and_older_types(
         cursor,
         f"""select cast(last_seen_at as string) as last_seen_at, last_ordering_key,
             database_name, schema_name, table_name, db_type
-        from {SCHEMAS} where table_key = 'schema_fixtures.retyped' and column_name = 'v'""",
+        from {SCHEMAS} where table_key = 'fixture_db.schema_retyped' and column_name = 'v'""",
     )
     assert row["last_seen_at"] == "2023-11-14 22:13:22"  # eventTime of sequenceId 4002
     assert row["last_ordering_key"].startswith("044002.")
     assert (row["database_name"], row["schema_name"], row["table_name"], row["db_type"]) == (
-        "schema_fixtures",
+        "fixture_db",
         None,
-        "retyped",
+        "schema_retyped",
         "mysql",
     )
 
@@ -120,14 +120,14 @@ def test_the_latest_message_wins_over_older_ddl_and_older_types(
 def test_ddl_text_alone_describes_columns(pipeline_build: Any, cursor: Any) -> None:
     """Formats that send DDL only as text (and DataWorks without ddlMeta): the statement's
     text is read for CREATE TABLE, ADD and DROP COLUMN."""
-    assert schema_of(cursor, "schema_fixtures.ddl_only") == [
+    assert schema_of(cursor, "fixture_db.schema_ddl_only") == [
         (1, "id", "bigint", "bigint", False, "ddl"),
         (2, "amount", "decimal(12,4)", "decimal(12,4)", False, "ddl"),
     ]  # label: dropped by `ALTER TABLE ddl_only DROP COLUMN label`
     added = query(
         cursor,
         f"""select table_key, column_name, source_type, spark_type, type_source from {SCHEMAS}
-        where type_source = 'ddl' and table_key not like 'schema_fixtures.%'
+        where type_source = 'ddl' and table_key not like 'fixture_db.schema_%'
         order by table_key, column_name""",
     )
     assert added == [
@@ -378,7 +378,7 @@ def test_example_model_is_typed_from_the_schema(pipeline_build: Any, cursor: Any
 def test_typed_macro_shows_ddl_columns_before_any_row_has_them(
     pipeline_build: Any, cursor: Any, tmp_path: Path
 ) -> None:
-    sql = compiled_inline("{{ cdc_typed_current_state('schema_fixtures.evolving') }}", tmp_path)
+    sql = compiled_inline("{{ cdc_typed_current_state('fixture_db.schema_evolving') }}", tmp_path)
     columns, rows = typed_table(cursor, sql)
     assert columns[:10] == [
         ("id", "bigint"), ("name", "string"), ("price", "decimal(10,2)"),
@@ -442,7 +442,7 @@ def test_a_new_source_column_appears_on_the_next_run(
                 {"name": "late_col", "type": "DOUBLE"},
             ],
             "primaryKey": ["id"],
-            "source": {"dbType": "MySQL", "dbName": "schema_fixtures", "tableName": "retyped"},
+            "source": {"dbType": "MySQL", "dbName": "fixture_db", "tableName": "schema_retyped"},
         },
         "payload": {
             "before": None,
@@ -456,7 +456,7 @@ def test_a_new_source_column_appears_on_the_next_run(
     }
     new_file = tmp_path / "late_column.jsonl"
     new_file.write_text(json.dumps(message) + "\n")
-    before = compiled_inline("{{ cdc_typed_current_state('schema_fixtures.retyped') }}", tmp_path)
+    before = compiled_inline("{{ cdc_typed_current_state('fixture_db.schema_retyped') }}", tmp_path)
     assert [column for column, _ in typed_table(cursor, before)[0][:3]] == [
         "id",
         "v",
@@ -469,12 +469,12 @@ def test_a_new_source_column_appears_on_the_next_run(
     )
     assert result.success, result.exception
 
-    assert schema_of(cursor, "schema_fixtures.retyped") == [
+    assert schema_of(cursor, "fixture_db.schema_retyped") == [
         (1, "id", "LONG", "bigint", True, "message"),
         (2, "v", "LONG", "bigint", False, "message"),
         (3, "late_col", "DOUBLE", "double", False, "message"),
     ]
-    after = compiled_inline("{{ cdc_typed_current_state('schema_fixtures.retyped') }}", tmp_path)
+    after = compiled_inline("{{ cdc_typed_current_state('fixture_db.schema_retyped') }}", tmp_path)
     columns, rows = typed_table(cursor, after + " order by id")
     assert columns[:3] == [("id", "bigint"), ("v", "bigint"), ("late_col", "double")]
     assert [(row["id"], row["v"], row["late_col"]) for row in rows] == [
