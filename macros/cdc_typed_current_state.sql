@@ -1,0 +1,47 @@
+{# One source table's live rows as a typed table: a column per source column, named and typed
+   from cdc_table_schemas when the model runs (so a new source column appears on the next
+   run), each value cast from the row map's canonical text; `column_types` overrides types.
+   A model calling it needs `-- depends_on: {{ ref('cdc_table_schemas') }}`. #}
+{% macro cdc_typed_current_state(table_key, column_types=none) -%}
+    {%- set table_key_text = table_key | lower | replace("\\", "\\\\") | replace("'", "\\'") -%}
+    {%- set typed_values = [] -%}
+    {%- for column_name, spark_type, source_type in cdc_typed_columns(table_key, column_types) -%}
+        {%- set map_key = column_name | replace("\\", "\\\\") | replace("'", "\\'") -%}
+        {%- do typed_values.append(
+            typed_value_from_text("row_data['" ~ map_key ~ "']", spark_type, source_type)
+            ~ " as `" ~ column_name | replace('`', '``') ~ "`,\n        "
+        ) -%}
+    {%- endfor %}
+
+with
+
+current_state as (
+
+    select * from {{ ref('cdc_current_state') }}
+
+),
+
+live_rows as (
+
+    select * from current_state
+    where table_key = '{{ table_key_text }}' and not is_deleted
+
+),
+
+final as (
+
+    select
+        ---------- the source row, typed
+        {{ typed_values | join('') }}
+        ---------- where it came from
+        primary_key as _cdc_primary_key,
+        last_op as _cdc_last_op,
+        last_source_ts as _cdc_last_source_ts,
+        last_ordering_key as _cdc_last_ordering_key
+
+    from live_rows
+
+)
+
+select * from final
+{%- endmacro %}
