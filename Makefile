@@ -61,6 +61,7 @@ docs: setup
 
 benchmark: setup
 	$(BIN)/python udfs/benchmarks/bench_load.py
+	$(BIN)/python udfs/benchmarks/bench_incremental.py
 
 clean:
 	-$(BIN)/cdc-lake stop

@@ -191,7 +191,7 @@ folded_versions as (
 
 ),
 
-{# A truncate version shows the row as the truncate found it. #}
+{# A truncate, or a delete that sent no before image, shows the row as it found it. #}
 filled_versions as (
 
     select

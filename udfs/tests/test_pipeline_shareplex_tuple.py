@@ -434,9 +434,11 @@ def test_key_columns_declared_per_table_by_vars(
         "datahub_tuple_primary_keys": {"fixture_db.tuple_keyed": ["id"]},
         "dts_shareplex_primary_keys": {"FIXTURE.ORDERS": ["ORDER_ID"]},
     }
-    # Compiled into a folder of this test's own, so the session's dbt artifacts stay as built.
+    # Compiled into a folder of this test's own, so the session's dbt artifacts stay as built;
+    # as a full refresh compiles them, so that they read every landed message.
     result = run_dbt(
         "compile",
+        "--full-refresh",
         "--select",
         *OUR_MODELS,
         "--vars",
