@@ -81,21 +81,30 @@ def dbt_target_path() -> Path:
     return Path(os.environ["DBT_TARGET_PATH"])
 
 
+# pyspark's wheel lacks hive-llap-common: when the Thrift server closes a session on a worker
+# thread that never touched Hive, Hive's FunctionRegistry fails to initialise on a missing LLAP
+# class and the *close* reports an error, after dbt's work has succeeded. Rare and timing
+# dependent; dbt's runs are idempotent, so such an invocation is run once more.
+SESSION_CLOSE_BUG = "LlapSigner"
+
+
 def run_dbt(*args: str) -> Any:
     """Invoke dbt in-process against the session's server; returns dbt's result object."""
     from dbt.cli.main import dbtRunner
 
-    return dbtRunner().invoke(
-        [
-            *args,
-            "--project-dir",
-            str(PROJECT_ROOT),
-            "--profiles-dir",
-            str(PROJECT_ROOT / "profiles"),
-            "--target",
-            "local",
-        ]
-    )
+    command = [
+        *args,
+        "--project-dir",
+        str(PROJECT_ROOT),
+        "--profiles-dir",
+        str(PROJECT_ROOT / "profiles"),
+        "--target",
+        "local",
+    ]
+    result = dbtRunner().invoke(command)
+    if not result.success and SESSION_CLOSE_BUG in str(result.exception):
+        result = dbtRunner().invoke(command)
+    return result
 
 
 @pytest.fixture(scope="session")
