@@ -45,21 +45,13 @@ def spark_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[server.Se
     # dbt reads the port from profiles/profiles.yml; its artifacts and logs stay per session,
     # so test sessions never clobber each other's target/ or a developer's.
     dbt_dirs = tmp_path_factory.mktemp("dbt")
-    settings = {
-        "CDC_LAKE_PORT": str(config.port),
-        "DBT_TARGET_PATH": str(dbt_dirs / "target"),
-        "DBT_LOG_PATH": str(dbt_dirs / "logs"),
-    }
-    previous = {name: os.environ.get(name) for name in settings}
-    os.environ.update(settings)
     try:
-        yield config
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("CDC_LAKE_PORT", str(config.port))
+            patch.setenv("DBT_TARGET_PATH", str(dbt_dirs / "target"))
+            patch.setenv("DBT_LOG_PATH", str(dbt_dirs / "logs"))
+            yield config
     finally:
-        for name, value in previous.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
         server.stop(config)
 
 

@@ -14,7 +14,6 @@ Everything runs in its own landing schema and model schemas on the session's ser
 from __future__ import annotations
 
 import json
-import os
 import random
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -260,21 +259,11 @@ def write_batch(batch: list[Message], folder: Path, offsets: dict[str, int]) -> 
 @contextmanager
 def environment(raw_schema: str, model_schema: str, target: Path) -> Iterator[None]:
     """Landing schema, model schema and dbt target folder of one isolated pipeline."""
-    settings = {
-        "CDC_LAKE_RAW_SCHEMA": raw_schema,
-        "CDC_LAKE_SCHEMA": model_schema,
-        "DBT_TARGET_PATH": str(target),
-    }
-    previous = {name: os.environ.get(name) for name in settings}
-    os.environ.update(settings)
-    try:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CDC_LAKE_RAW_SCHEMA", raw_schema)
+        patch.setenv("CDC_LAKE_SCHEMA", model_schema)
+        patch.setenv("DBT_TARGET_PATH", str(target))
         yield
-    finally:
-        for name, value in previous.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 def dbt_run(*args: str) -> None:
