@@ -195,8 +195,8 @@ def test_a_row_in_a_model_twice_is_caught(probe: Any, cursor: Any) -> None:
     victim = query(
         cursor,
         f"select source_format, source_file, cast(source_position as bigint) as source_position, "
-        f"cast(loaded_at as string) as loaded_at from {heartbeats} "
-        f"order by source_format, source_file limit 1",
+        f"cast(loaded_at as string) as loaded_at from {heartbeats} where {BUILT} "
+        f"order by source_format, source_file, source_position, loaded_at limit 1",
     )[0]
     doubled = (
         f"select * from {heartbeats} union all "
@@ -213,7 +213,8 @@ def test_a_message_staging_lost_is_caught(probe: Any, cursor: Any) -> None:
         cursor,
         f"select source_format, source_file, cast(source_position as bigint) as source_position, "
         f"cast(loaded_at as string) as loaded_at from {ACCOUNTING} "
-        f"where outcome = 'rejected' order by source_format, source_file limit 1",
+        f"where outcome = 'rejected' "
+        f"order by source_format, source_file, source_position, loaded_at limit 1",
     )[0]
     lossy = f"select * from {staged} where not ({lineage_filter(victim)})"
     flagged = probe({"int_cdc__staged_events": lossy})
