@@ -141,6 +141,8 @@ accepted as (
 
 ),
 
+{# The UPDATE_BEFOR halves an UPDATE_AFTER can pair with: this load's, and (incremental runs)
+   those staged by earlier loads, so that a pair cut by a load boundary is still one update. #}
 update_befores as (
 
     select
@@ -148,20 +150,26 @@ update_befores as (
         event_sequence,
         max_by(before_row, source_position) as paired_before_row
 
-    from accepted
-    where is_update_before
+    from (
+        select
+            table_key,
+            event_sequence,
+            before_row,
+            source_position
+        from accepted
+        where is_update_before
+        {% if is_incremental() %}
+            union all
+            select
+                table_key,
+                event_sequence,
+                before_row,
+                source_position
+            from {{ this }}
+            where event_kind = 'update_half'
+        {% endif %}
+    ) as update_before_halves
     group by table_key, event_sequence
-
-),
-
-update_afters as (
-
-    select distinct
-        table_key,
-        event_sequence
-
-    from accepted
-    where is_update_after
 
 ),
 
@@ -187,26 +195,11 @@ paired_events as (
 
 ),
 
-unpaired_update_befores as (
-
-    select
-        accepted.*,
-        accepted.before_row as paired_before_row,
-        'UPDATE_BEFOR with sequenceId ' || accepted.event_sequence
-        || ' has no UPDATE_AFTER' as final_rejection_reason
-
-    from accepted
-    left anti join update_afters
-        on
-            accepted.table_key = update_afters.table_key
-            and accepted.event_sequence = update_afters.event_sequence
-    where accepted.is_update_before
-
-),
-
 {# The UPDATE_BEFOR of a pair: staged as an `update_half` (no model keeps it; its image lives
-   on in the update above), so that every landed message gives a staged row. #}
-paired_update_befores as (
+   on in the UPDATE_AFTER above, or in one a later load brings), so that every landed message
+   gives a staged row. One that never finds its UPDATE_AFTER is listed by the test
+   `assert_every_update_before_has_its_after`. #}
+update_before_halves as (
 
     select
         accepted.*,
@@ -214,10 +207,6 @@ paired_update_befores as (
         cast(null as string) as final_rejection_reason
 
     from accepted
-    left semi join update_afters
-        on
-            accepted.table_key = update_afters.table_key
-            and accepted.event_sequence = update_afters.event_sequence
     where accepted.is_update_before
 
 ),
@@ -238,9 +227,7 @@ all_events as (
 
     select * from paired_events
     union all
-    select * from unpaired_update_befores
-    union all
-    select * from paired_update_befores
+    select * from update_before_halves
     union all
     select * from rejected
 

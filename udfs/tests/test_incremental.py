@@ -3,9 +3,12 @@ full-refresh run over everything, row for row, and equals what the source databa
 
 The stream (a few thousand changes) is written by a small simulation of two source tables:
 a MySQL table through Debezium (snapshot rows, inserts, updates, deletes, re-inserts of
-deleted keys, key changes as delete + insert, truncates) and a MongoDB collection through
-Huawei DRS (inserts, `$set`/`$unset` partial updates, replaces, deletes). Delivery is out of
-order across files and batches, and some messages are delivered twice, in a later batch.
+deleted keys, key changes as delete + insert, truncates), a MongoDB collection through
+Huawei DRS (inserts, `$set`/`$unset` partial updates, replaces, deletes) and a MySQL table
+through DataWorks (inserts, deletes, updates sent as two messages, UPDATE_BEFOR then
+UPDATE_AFTER, some changing the key). Delivery is out of order across files and batches,
+except that the two halves of an update keep their order (they share a Kafka partition) but
+may be cut apart by a batch boundary; some messages are delivered twice, in a later batch.
 
 Everything runs in its own landing schema and model schemas on the session's server
 (`CDC_LAKE_RAW_SCHEMA`, `CDC_LAKE_SCHEMA`), so it neither sees nor disturbs the other tests.
@@ -34,6 +37,7 @@ ITEMS = "gen.shop.items"
 DOCS = "gen.docs"
 ITEMS_TABLE_KEY = "shop.items"
 DOCS_TABLE_KEY = "gen.docs"
+PRICES_TABLE_KEY = "shop.prices"
 MARTS = ["--select", "+cdc_current_state"]
 
 
@@ -45,6 +49,8 @@ class Message:
     value: str
     key: str | None = None
     topic: str | None = None
+    first_half_of: int | None = None  # an update's first message: the id of its pair
+    second_half_of: int | None = None
 
 
 @dataclass
@@ -56,10 +62,13 @@ class SourceDatabase:
     items_seen: set[int] = field(default_factory=set)
     docs: dict[str, dict[str, Any]] = field(default_factory=dict)
     docs_seen: set[str] = field(default_factory=set)
+    prices: dict[int, dict[str, Any]] = field(default_factory=dict)
+    prices_seen: set[int] = field(default_factory=set)
     messages: list[Message] = field(default_factory=list)
     position: int = 1000
     next_item: int = 1
     next_doc: int = 1
+    next_price: int = 1
 
     # ---------- Debezium (MySQL)
     def _item_event(self, op: str, before: dict | None, after: dict | None) -> None:
@@ -186,6 +195,70 @@ class SourceDatabase:
         del self.docs[doc_id]
         self._doc_event("DELETE", "doc", json.dumps({"_id": doc_id}), None)
 
+    # ---------- DataWorks (MySQL), updates as two messages
+    def _price_message(
+        self, op: str, before: dict | None, after: dict | None, sequence: int
+    ) -> dict[str, Any]:
+        return {
+            "schema": {
+                "dataColumn": [{"name": "id", "type": "LONG"}, {"name": "cents", "type": "LONG"}],
+                "primaryKey": ["id"],
+                "source": {"dbType": "MySQL", "dbName": "shop", "tableName": "prices"},
+            },
+            "payload": {
+                "before": {"dataColumn": before} if before else None,
+                "after": {"dataColumn": after} if after else None,
+                "sequenceId": str(sequence),
+                "op": op,
+                "timestamp": {
+                    "eventTime": 1_700_000_000_000 + sequence,
+                    "systemTime": 1_700_000_000_005 + sequence,
+                    "checkpointTime": 1_700_000_000_000 + sequence,
+                },
+                "ddl": None,
+            },
+            "version": "0.0.1",
+        }
+
+    def _price_event(self, op: str, before: dict | None, after: dict | None) -> None:
+        self.position += 10
+        if op != "UPDATE":
+            message = self._price_message(op, before, after, self.position)
+            self.messages.append(Message("dataworks_json", json.dumps(message)))
+            return
+        halves = [
+            self._price_message("UPDATE_BEFOR", before, None, self.position),
+            self._price_message("UPDATE_AFTER", None, after, self.position),
+        ]
+        self.messages.append(
+            Message("dataworks_json", json.dumps(halves[0]), first_half_of=self.position)
+        )
+        self.messages.append(
+            Message("dataworks_json", json.dumps(halves[1]), second_half_of=self.position)
+        )
+
+    def insert_price(self) -> None:
+        price_id = self.next_price
+        self.next_price += 1
+        self.prices[price_id] = {"id": price_id, "cents": self.rng.randint(1, 9999)}
+        self.prices_seen.add(price_id)
+        self._price_event("INSERT", None, self.prices[price_id])
+
+    def update_price(self) -> None:
+        price_id = self.rng.choice(sorted(self.prices))
+        before = self.prices.pop(price_id)
+        after = {**before, "cents": self.rng.randint(1, 9999)}
+        if self.rng.random() < 0.2:  # the key changes
+            after["id"] = self.next_price
+            self.next_price += 1
+        self.prices[after["id"]] = after
+        self.prices_seen.add(after["id"])
+        self._price_event("UPDATE", before, after)
+
+    def delete_price(self) -> None:
+        price_id = self.rng.choice(sorted(self.prices))
+        self._price_event("DELETE", self.prices.pop(price_id), None)
+
 
 def simulate(rng: random.Random) -> SourceDatabase:
     """Snapshot rows, then ~2,500 changes in the source's commit order."""
@@ -197,7 +270,12 @@ def simulate(rng: random.Random) -> SourceDatabase:
             source.truncate_items()
             continue
         roll = rng.random()
-        if roll < 0.55:
+        if roll < 0.15:
+            if len(source.prices) < 5 or rng.random() < 0.2:
+                source.insert_price()
+            else:
+                rng.choice([source.update_price] * 4 + [source.delete_price])()
+        elif roll < 0.6:
             if rng.random() < 0.6:
                 if len(source.items) < 5 or rng.random() < 0.3:
                     source.insert_item()
@@ -223,6 +301,15 @@ def deliveries(messages: list[Message], rng: random.Random) -> list[list[Message
         range(len(messages)), key=lambda index: index + rng.gauss(0, 40) + rng.random()
     )
     delivered = [messages[index] for index in jittered]
+    # The halves of an update share a Kafka partition: the first half comes first.
+    places: dict[int, list[int]] = {}
+    for place, message in enumerate(delivered):
+        pair = message.first_half_of or message.second_half_of
+        if pair is not None:
+            places.setdefault(pair, []).append(place)
+    for first, second in places.values():
+        if delivered[first].second_half_of is not None:
+            delivered[first], delivered[second] = delivered[second], delivered[first]
     for index in rng.sample(range(len(messages)), len(messages) // 20):
         later = rng.randint(index, len(delivered))
         delivered.insert(later, messages[index])
@@ -348,6 +435,28 @@ def test_the_stream_mixes_every_case(generated_pipelines: dict[str, Any]) -> Non
     assert any("$unset" in v for v in values) and any('"replace"' in v for v in values)
     positions = [json.loads(v)["source"]["pos"] for v in values if '"connector"' in v]
     assert positions != sorted(positions)  # out of order
+    # Updates sent as two messages, the first half first; some cut apart by a batch boundary,
+    # and of those some change the key (the old key must end even so).
+    halves: dict[tuple[int, int], tuple[int, dict[str, Any]]] = {}
+    for number, batch in reversed(list(enumerate(generated_pipelines["messages"]))):
+        for message in batch:
+            pair = message.first_half_of or message.second_half_of
+            if pair is not None:
+                halves[pair, int(message.second_half_of is not None)] = (
+                    number,
+                    json.loads(message.value)["payload"],
+                )
+    pairs = {pair for pair, _ in halves}
+    assert len(pairs) > 100
+    assert all(halves[pair, 0][0] <= halves[pair, 1][0] for pair in pairs)
+    cut = [pair for pair in pairs if halves[pair, 0][0] < halves[pair, 1][0]]
+    moved = [
+        pair
+        for pair in cut
+        if halves[pair, 0][1]["before"]["dataColumn"]["id"]
+        != halves[pair, 1][1]["after"]["dataColumn"]["id"]
+    ]
+    assert len(cut) >= 2 and len(moved) >= 1
 
 
 def test_batches_equal_one_full_refresh(generated_pipelines: dict[str, Any]) -> None:
@@ -372,7 +481,7 @@ def test_current_state_is_what_the_source_holds(
         f"""
         select table_key, primary_key, is_deleted, to_json(row_data) as row_data
         from gen_full.cdc_current_state
-        where table_key in ('{ITEMS_TABLE_KEY}', '{DOCS_TABLE_KEY}')""",
+        where table_key in ('{ITEMS_TABLE_KEY}', '{DOCS_TABLE_KEY}', '{PRICES_TABLE_KEY}')""",
     )
     live_items = {
         json.dumps([str(k)]): {c: str(v) for c, v in row.items()} for k, row in source.items.items()
@@ -392,6 +501,16 @@ def test_current_state_is_what_the_source_holds(
         if r["table_key"] == DOCS_TABLE_KEY and not r["is_deleted"]
     }
     assert got_docs == live_docs
+    live_prices = {
+        json.dumps([str(k)]): {c: str(v) for c, v in row.items()}
+        for k, row in source.prices.items()
+    }
+    got_prices = {
+        r["primary_key"]: json.loads(r["row_data"])
+        for r in rows
+        if r["table_key"] == PRICES_TABLE_KEY and not r["is_deleted"]
+    }
+    assert got_prices == live_prices
     assert {r["primary_key"] for r in rows if r["table_key"] == DOCS_TABLE_KEY} == {
         json.dumps([k]) for k in source.docs_seen
     }

@@ -396,7 +396,6 @@ def test_every_bad_shareplex_message_is_kept_with_its_reason(
         "del without data or key",
         "no value for primary key column(s) ID in the row image",
         "ins with no column in its row image",
-        "UPDATE BEFORE (meta.trans 9.9.9, meta.seq 5) has no UPDATE AFTER",
         "UPDATE AFTER without key and without an UPDATE BEFORE: the row before the change is"
         " unknown",
         "UPDATE BEFORE without meta.trans or meta.seq cannot be paired with its UPDATE AFTER",
@@ -420,7 +419,6 @@ def test_every_bad_tuple_row_is_kept_with_its_reason(pipeline_build: Any, cursor
         "I row has no column besides the metadata columns",
         "no value for primary key column(s) id, name in the row image",
         "U row without _sequence_id_ cannot be paired with the other half of its update",
-        "U before image with _sequence_id_ 9010 has no after image",
         "U after image with _sequence_id_ 9011 has no before image",
     ]
     assert [row["raw_value"] for row in rows] == fixture_lines(TUPLE, "bad_rows.jsonl")

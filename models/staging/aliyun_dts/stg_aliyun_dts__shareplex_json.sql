@@ -126,7 +126,9 @@ checked as (
 
 {# UPDATE BEFORE + UPDATE AFTER: within one table and transaction, in seq order, an
    UPDATE AFTER pairs with the UPDATE BEFORE just before it (the same seq or an earlier one).
-   One row per half, so that a message delivered twice does not break the pairs. #}
+   One row per half, so that a message delivered twice does not break the pairs. The halves
+   are this load's and (incremental runs) the UPDATE BEFOREs staged by earlier loads, so that
+   a pair cut by a load boundary is still one update. #}
 update_halves as (
 
     select
@@ -136,12 +138,34 @@ update_halves as (
         is_update_after,
         max_by(update_before_image, source_position) as update_before_image
 
-    from checked
-    where
-        message_rejection_reason is null
-        and (is_update_before or is_update_after)
-        and transaction_id is not null
-        and seq_number is not null
+    from (
+        select
+            table_key,
+            transaction_id,
+            seq_number,
+            is_update_after,
+            update_before_image,
+            source_position
+        from checked
+        where
+            message_rejection_reason is null
+            and (is_update_before or is_update_after)
+            and transaction_id is not null
+            and seq_number is not null
+        {% if is_incremental() %}
+            union all
+            {# event_sequence is scn:trans:seq #}
+            select
+                table_key,
+                transaction_id,
+                try_cast(element_at(split(event_sequence, ':'), -1) as bigint) as seq_number,
+                false as is_update_after,
+                before_row as update_before_image,
+                source_position
+            from {{ this }}
+            where event_kind = 'update_half'
+        {% endif %}
+    ) as update_half_messages
     group by table_key, transaction_id, seq_number, is_update_after
 
 ),
@@ -155,10 +179,7 @@ update_half_neighbours as (
         ) as previous_is_after,
         lag(update_before_image) over (
             partition by table_key, transaction_id order by seq_number, is_update_after
-        ) as previous_before_image,
-        lead(is_update_after) over (
-            partition by table_key, transaction_id order by seq_number, is_update_after
-        ) as next_is_after
+        ) as previous_before_image
 
     from update_halves
 
@@ -170,8 +191,7 @@ paired as (
         checked.*,
         case
             when neighbours.previous_is_after = false then neighbours.previous_before_image
-        end as paired_before_image,
-        coalesce(neighbours.next_is_after, false) as has_update_after
+        end as paired_before_image
 
     from checked
     left join update_half_neighbours as neighbours
@@ -249,10 +269,6 @@ validated as (
         case
             when message_rejection_reason is not null then message_rejection_reason
             when op_event_kind != 'change' or change_op = 'truncate' then null
-            when is_update_before and not has_update_after
-                then
-                    source_op || ' (meta.trans ' || transaction_id || ', meta.seq '
-                    || cast(seq_number as string) || ') has no UPDATE AFTER'
             when is_update_after and before_row is null
                 then
                     source_op || ' without key and without an UPDATE BEFORE:'
@@ -283,9 +299,10 @@ final as (
                 ]) }}
             else {{ event_id(["'dts_shareplex_json'", 'message_hash']) }}
         end as event_id,
-        {# A paired UPDATE BEFORE lives on in its UPDATE AFTER's before_row: an
-           `update_half`, staged so that every landed message gives a staged row, kept by no
-           model. #}
+        {# An UPDATE BEFORE lives on in its UPDATE AFTER's before_row (of this load or a later
+           one): an `update_half`, staged so that every landed message gives a staged row,
+           kept by no model. One that never finds its UPDATE AFTER is listed by the test
+           `assert_every_update_before_has_its_after`. #}
         case
             when rejection_reason is not null then 'rejected'
             when is_update_before then 'update_half'

@@ -146,28 +146,36 @@ message_checked as (
 
 ),
 
-{# An update is two rows with the same _sequence_id_: the before half and the after half. #}
+{# An update is two rows with the same _sequence_id_: the before half and the after half.
+   The before halves an after half can pair with: this load's, and (incremental runs) those
+   staged by earlier loads, so that a pair cut by a load boundary is still one update. #}
 update_befores as (
 
     select
         table_key,
         event_sequence,
-        max_by(column_row, source_position) as before_image
+        max_by(before_image, source_position) as before_image
 
-    from message_checked
-    where message_rejection_reason is null and is_update_before
+    from (
+        select
+            table_key,
+            event_sequence,
+            column_row as before_image,
+            source_position
+        from message_checked
+        where message_rejection_reason is null and is_update_before
+        {% if is_incremental() %}
+            union all
+            select
+                table_key,
+                event_sequence,
+                before_row as before_image,
+                source_position
+            from {{ this }}
+            where event_kind = 'update_half'
+        {% endif %}
+    ) as update_before_halves
     group by table_key, event_sequence
-
-),
-
-update_afters as (
-
-    select distinct
-        table_key,
-        event_sequence
-
-    from message_checked
-    where message_rejection_reason is null and is_update_after
 
 ),
 
@@ -175,8 +183,7 @@ paired as (
 
     select
         message_checked.*,
-        update_befores.before_image as paired_before_image,
-        update_afters.event_sequence is not null as has_update_after
+        update_befores.before_image as paired_before_image
 
     from message_checked
     left join update_befores
@@ -185,12 +192,6 @@ paired as (
             and message_checked.is_update_after
             and message_checked.table_key = update_befores.table_key
             and message_checked.event_sequence = update_befores.event_sequence
-    left join update_afters
-        on
-            message_checked.message_rejection_reason is null
-            and message_checked.is_update_before
-            and message_checked.table_key = update_afters.table_key
-            and message_checked.event_sequence = update_afters.event_sequence
 
 ),
 
@@ -242,10 +243,6 @@ validated as (
         end as before_primary_key,
         case
             when message_rejection_reason is not null then message_rejection_reason
-            when is_update_before and not has_update_after
-                then
-                    'U before image with _sequence_id_ ' || event_sequence
-                    || ' has no after image'
             when is_update_after and paired_before_image is null
                 then
                     'U after image with _sequence_id_ ' || event_sequence
@@ -268,8 +265,10 @@ final as (
                 ]) }}
             else {{ event_id(["'datahub_tuple'", 'message_hash']) }}
         end as event_id,
-        {# A paired before half lives on in its after half's before_row: an `update_half`,
-           staged so that every landed message gives a staged row, kept by no model. #}
+        {# A before half lives on in its after half's before_row (of this load or a later
+           one): an `update_half`, staged so that every landed message gives a staged row,
+           kept by no model. One that never finds its after half is listed by the test
+           `assert_every_update_before_has_its_after`. #}
         case
             when rejection_reason is not null then 'rejected'
             when is_update_before then 'update_half'
