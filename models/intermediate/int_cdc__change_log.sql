@@ -9,7 +9,7 @@ staged_events as (
 row_changes as (
 
     select * from staged_events
-    where event_kind = 'change' and {{ loaded_since_last_run() }}
+    where event_kind = 'change' and {{ loaded_since_last_run(ref('int_cdc__staged_events')) }}
 
 ),
 

@@ -1,22 +1,14 @@
-{#- Recounted in full on every run, whatever the other intermediate models become: it is the
-    check of their increments, so it must not trust them. -#}
-{{ config(materialized='table') }}
+{#- Appends the accounting of the loads since its last run: each new landed message against
+    what staging and every model after it hold for it (whatever run wrote those rows), so it
+    still checks their increments rather than trusting them. `dbt run --full-refresh --select
+    int_cdc__message_accounting` recounts every landed message (the full reconciliation). -#}
+{%- set new_loads = loaded_since_last_run(ref('int_cdc__staged_events')) -%}
 
-{#- Adding a vendor format: add its landing table here, as in int_cdc__staged_events. -#}
-{%- set landing_tables = [
-    ('dataworks', 'dataworks_json'),
-    ('datahub', 'datahub_blob'),
-    ('datahub', 'datahub_tuple'),
-    ('aliyun_dts', 'dts_shareplex_json'),
-    ('canal', 'canal_json'),
-    ('aliyun_dts', 'dts_canal_json'),
-    ('huawei_drs', 'drs_json'),
-    ('huawei_drs', 'drs_json_c'),
-    ('huawei_drs', 'drs_mongo'),
-    ('aliyun_dts', 'dts_avro'),
-    ('lindorm', 'lindorm_json'),
-    ('debezium', 'debezium_json'),
-] -%}
+{#- Every enabled format's landing table (macro cdc_formats, var cdc_lake_formats). -#}
+{%- set landing_tables = [] -%}
+{%- for entry in enabled_cdc_formats() -%}
+    {%- do landing_tables.append((entry.source, entry.format)) -%}
+{%- endfor -%}
 
 {#- The models a staged row can land in, by event_kind. A truncate is a change and a
     statement, so it lands in the change log and in the schema changes; a tombstone lands in
@@ -39,13 +31,21 @@ with
     {{ table_name }} as (
 
         select * from {{ source(source_name, table_name) }}
+        where {{ new_loads }}
 
     ),
 
 {% endfor %}
-staged_events as (
+all_staged_events as (
 
     select * from {{ ref('int_cdc__staged_events') }}
+
+),
+
+staged_events as (
+
+    select * from all_staged_events
+    where {{ new_loads }}
 
 ),
 
@@ -95,6 +95,7 @@ modelled_rows as (
                 cast(null as int) as row_index
             {% endif %}
         from {{ model }}
+        where {{ new_loads }}
         {% if not loop.last %}
             union all
         {% endif %}
@@ -102,7 +103,7 @@ modelled_rows as (
 
 ),
 
-{# Which models hold an event_id at all (from any delivery). #}
+{# Which models hold an event_id of the new staged rows at all (from any delivery, any load). #}
 modelled_event_ids as (
 
     select
@@ -110,8 +111,32 @@ modelled_event_ids as (
             count_if(destination = '{{ destination }}') > 0 as has_{{ destination }},
         {% endfor %}
         event_id
-    from modelled_rows
+    from (
+        {% for destination, model, _ in destinations %}
+            select
+                '{{ destination }}' as destination,
+                event_id
+            from {{ model }}
+            where event_id in (select staged_events.event_id from staged_events)
+            {% if not loop.last %}
+                union all
+            {% endif %}
+        {% endfor %}
+    ) as modelled_ids
     group by event_id
+
+),
+
+{# Event kinds of the new staged rows that earlier loads delivered already. #}
+earlier_deliveries as (
+
+    select distinct
+        event_id as earlier_event_id,
+        event_kind as earlier_event_kind
+    from all_staged_events
+    where
+        not ({{ new_loads }})
+        and event_id in (select staged_events.event_id from staged_events)
 
 ),
 
@@ -121,28 +146,43 @@ modelled_event_ids as (
 staged_rows as (
 
     select
-        event_id,
-        event_kind,
-        op,
-        source_format,
-        source_file,
-        source_position,
-        loaded_at,
-        row_index,
+        staged_events.event_id,
+        staged_events.event_kind,
+        staged_events.op,
+        staged_events.source_format,
+        staged_events.source_file,
+        staged_events.source_position,
+        staged_events.loaded_at,
+        staged_events.row_index,
         {% for destination, _, condition in destinations %}
             coalesce({{ condition }}, false) as expects_{{ destination }},
         {% endfor %}
         row_number() over (
             partition by
-                event_id, event_kind, op, source_format, source_file, source_position,
-                loaded_at, row_index
-            order by event_id
+                staged_events.event_id,
+                staged_events.event_kind,
+                staged_events.op,
+                staged_events.source_format,
+                staged_events.source_file,
+                staged_events.source_position,
+                staged_events.loaded_at,
+                staged_events.row_index
+            order by staged_events.event_id
         ) as copy_number,
         row_number() over (
-            partition by event_id, event_kind
-            order by loaded_at, source_file, source_position, row_index
-        ) as delivery_number
+            partition by staged_events.event_id, staged_events.event_kind
+            order by
+                staged_events.loaded_at,
+                staged_events.source_file,
+                staged_events.source_position,
+                staged_events.row_index
+        ) + case when earlier_deliveries.earlier_event_id is null then 0 else 1 end
+            as delivery_number
     from staged_events
+    left join earlier_deliveries
+        on
+            staged_events.event_id = earlier_deliveries.earlier_event_id
+            and staged_events.event_kind = earlier_deliveries.earlier_event_kind
 
 ),
 

@@ -3,7 +3,7 @@ with
 change_log as (
 
     select * from {{ ref('int_cdc__change_log') }}
-    where {{ loaded_since_last_run() }}
+    where {{ loaded_since_last_run(ref('int_cdc__change_log')) }}
 
 ),
 
@@ -65,8 +65,8 @@ key_move_ends as (
 
 ),
 
-{# A truncate belongs to no key: it is kept once per table, in bucket -1, and the marts apply
-   it to every key of the table. #}
+{# A truncate belongs to no key: it is kept once per table (primary_key NULL), and the
+   history applies it to every key of the table. #}
 truncates as (
 
     select
@@ -97,24 +97,15 @@ truncates as (
 
 final as (
 
-    select
-        *,
-        {{ key_bucket('primary_key') }} as key_bucket
-    from keyed_changes
+    select * from keyed_changes
 
     union all
 
-    select
-        *,
-        {{ key_bucket('primary_key') }} as key_bucket
-    from key_move_ends
+    select * from key_move_ends
 
     union all
 
-    select
-        *,
-        -1 as key_bucket
-    from truncates
+    select * from truncates
 
 )
 

@@ -13,7 +13,7 @@ selected_events as (
     from staged_events
     where
         (event_kind = 'schema_change' or (event_kind = 'change' and op = 'truncate'))
-        and {{ loaded_since_last_run() }}
+        and {{ loaded_since_last_run(ref('int_cdc__staged_events')) }}
 
 ),
 

@@ -1,20 +1,7 @@
 {{ config(materialized="view") }}
 
-{# Adding a vendor format: add its staging model to this list (nothing after it changes). #}
-{%- set staging_models = [
-    'stg_dataworks__json',
-    'stg_datahub__blob',
-    'stg_datahub__tuple',
-    'stg_aliyun_dts__shareplex_json',
-    'stg_canal__json',
-    'stg_aliyun_dts__canal_json',
-    'stg_huawei_drs__json',
-    'stg_huawei_drs__json_c',
-    'stg_huawei_drs__mongo',
-    'stg_aliyun_dts__avro',
-    'stg_lindorm__json',
-    'stg_debezium__json',
-] -%}
+{#- Every enabled format's staging model (macro cdc_formats, var cdc_lake_formats). -#}
+{%- set staging_models = enabled_cdc_formats() | map(attribute='model') | list -%}
 
 with
 

@@ -9,7 +9,7 @@ staged_events as (
 selected_events as (
 
     select * from staged_events
-    where event_kind = 'transaction' and {{ loaded_since_last_run() }}
+    where event_kind = 'transaction' and {{ loaded_since_last_run(ref('int_cdc__staged_events')) }}
 
 ),
 

@@ -26,9 +26,7 @@ final as (
         last_event_id,
         last_ordering_key,
         version_count,
-        last_loaded_at,
-        ---------- partition
-        key_bucket
+        last_loaded_at
 
     from current_state
     where not is_deleted

@@ -1,32 +1,10 @@
+{#- The latest version of every row: a view of the history's current versions (whose base is
+    partitioned by is_current, so this reads the current rows only). -#}
 with
 
 row_history as (
 
     select * from {{ ref('cdc_row_history') }}
-
-),
-
-{# The partitions of the history holding versions loaded since this model's last run: only
-   those are rebuilt (insert_overwrite), from the history's current versions. #}
-touched_partitions as (
-
-    {{ touched_key_partitions('row_history', held_column='last_loaded_at') }}
-
-),
-
-key_histories as (
-
-    select
-        row_history.*,
-        max(row_history.loaded_at) over (
-            partition by row_history.table_key, row_history.primary_key
-        ) as last_loaded_at
-
-    from row_history
-    left semi join touched_partitions
-        on
-            row_history.table_key = touched_partitions.table_key
-            and row_history.key_bucket = touched_partitions.key_bucket
 
 ),
 
@@ -51,11 +29,9 @@ final as (
         event_id as last_event_id,
         valid_from_ordering_key as last_ordering_key,
         version_number as version_count,
-        last_loaded_at,
-        ---------- partition
-        key_bucket
+        loaded_at as last_loaded_at
 
-    from key_histories
+    from row_history
     where is_current
 
 )

@@ -1,123 +1,36 @@
+{#- Progress per source and topic: the increments of every run added up (small: a row per
+    run and topic), lag measured when read. -#}
 with
 
-message_accounting as (
+increments as (
 
-    select * from {{ ref('int_cdc__message_accounting') }}
-
-),
-
-change_log as (
-
-    select * from {{ ref('int_cdc__change_log') }}
+    select * from {{ ref('int_cdc__sync_progress_increments') }}
 
 ),
 
-heartbeats as (
-
-    select * from {{ ref('int_cdc__heartbeats') }}
-
-),
-
-schema_changes as (
-
-    select * from {{ ref('int_cdc__schema_changes') }}
-
-),
-
-transaction_markers as (
-
-    select * from {{ ref('int_cdc__transaction_markers') }}
-
-),
-
-{# One row per source and topic: every landed message, whatever became of it. #}
-messages as (
+totals as (
 
     select
         source_format,
         kafka_topic,
-        max(loaded_at) as last_loaded_at,
-        count(*) as messages,
-        count_if(outcome = 'change') as change_messages,
-        count_if(outcome = 'heartbeat') as heartbeat_messages,
-        count_if(outcome = 'schema_change') as schema_change_messages,
-        count_if(outcome = 'transaction') as transaction_messages,
-        count_if(outcome = 'tombstone') as tombstone_messages,
-        count_if(outcome = 'rejected') as rejected_messages,
-        count_if(outcome = 'duplicate') as duplicate_messages,
-        count_if(outcome = 'unaccounted') as unaccounted_messages,
+        max(last_heartbeat_at) as last_heartbeat_at,
+        max(last_event_at) as last_event_at,
+        max(last_sync_at) as last_sync_at,
+        max(last_loaded_at) as last_loaded_at,
+        max_by(newest_change, newest_change_order) as newest_change,
+        sum(messages) as messages,
+        sum(change_messages) as change_messages,
+        sum(heartbeat_messages) as heartbeat_messages,
+        sum(schema_change_messages) as schema_change_messages,
+        sum(transaction_messages) as transaction_messages,
+        sum(tombstone_messages) as tombstone_messages,
+        sum(rejected_messages) as rejected_messages,
+        sum(duplicate_messages) as duplicate_messages,
+        sum(unaccounted_messages) as unaccounted_messages,
+        sum(change_rows) as change_rows,
         sum(rejected_rows) as rejected_rows
-    from message_accounting
-    group by source_format, kafka_topic
 
-),
-
-{# The source's own events (row-changes, statements, transaction markers) and heartbeats. #}
-source_events as (
-
-    select
-        source_format,
-        kafka_topic,
-        source_ts as event_at,
-        cast(null as timestamp) as heartbeat_at,
-        sync_ts
-    from change_log
-    union all
-    select
-        source_format,
-        kafka_topic,
-        source_ts as event_at,
-        cast(null as timestamp) as heartbeat_at,
-        sync_ts
-    from schema_changes
-    union all
-    select
-        source_format,
-        kafka_topic,
-        source_ts as event_at,
-        cast(null as timestamp) as heartbeat_at,
-        sync_ts
-    from transaction_markers
-    union all
-    select
-        source_format,
-        kafka_topic,
-        cast(null as timestamp) as event_at,
-        heartbeat_at,
-        sync_ts
-    from heartbeats
-
-),
-
-event_times as (
-
-    select
-        source_format,
-        kafka_topic,
-        max(heartbeat_at) as last_heartbeat_at,
-        max(event_at) as last_event_at,
-        max(sync_ts) as last_sync_at
-    from source_events
-    group by source_format, kafka_topic
-
-),
-
-{# The newest row-change by source commit time (ordering_key breaks ties) and its sync delay. #}
-changes as (
-
-    select
-        source_format,
-        kafka_topic,
-        count(*) as change_rows,
-        max_by(
-            struct(
-                source_ts,
-                sync_ts,
-                (unix_micros(sync_ts) - unix_micros(source_ts)) / 1000000.0 as sync_delay_seconds
-            ),
-            struct(source_ts, ordering_key)
-        ) as newest_change
-    from change_log
+    from increments
     group by source_format, kafka_topic
 
 ),
@@ -126,44 +39,36 @@ final as (
 
     select
         ---------- source and topic
-        messages.source_format,
-        messages.kafka_topic,
+        source_format,
+        kafka_topic,
         ---------- how far the sync has come
-        event_times.last_heartbeat_at,
-        event_times.last_event_at,
-        event_times.last_sync_at,
-        messages.last_loaded_at,
-        greatest(event_times.last_heartbeat_at, event_times.last_event_at) as progress_at,
+        last_heartbeat_at,
+        last_event_at,
+        last_sync_at,
+        last_loaded_at,
+        greatest(last_heartbeat_at, last_event_at) as progress_at,
         ---------- lag
         current_timestamp() as built_at,
         (
             unix_micros(current_timestamp())
-            - unix_micros(greatest(event_times.last_heartbeat_at, event_times.last_event_at))
+            - unix_micros(greatest(last_heartbeat_at, last_event_at))
         ) / 1000000.0 as lag_seconds,
-        changes.newest_change.source_ts as newest_change_source_ts,
-        changes.newest_change.sync_delay_seconds as newest_change_sync_delay_seconds,
+        newest_change.source_ts as newest_change_source_ts,
+        newest_change.sync_delay_seconds as newest_change_sync_delay_seconds,
         ---------- messages by outcome
-        messages.messages,
-        messages.change_messages,
-        messages.heartbeat_messages,
-        messages.schema_change_messages,
-        messages.transaction_messages,
-        messages.tombstone_messages,
-        messages.rejected_messages,
-        messages.duplicate_messages,
-        messages.unaccounted_messages,
-        coalesce(changes.change_rows, 0) as change_rows,
-        messages.rejected_rows
+        messages,
+        change_messages,
+        heartbeat_messages,
+        schema_change_messages,
+        transaction_messages,
+        tombstone_messages,
+        rejected_messages,
+        duplicate_messages,
+        unaccounted_messages,
+        change_rows,
+        rejected_rows
 
-    from messages
-    left join event_times
-        on
-            messages.source_format = event_times.source_format
-            and messages.kafka_topic <=> event_times.kafka_topic
-    left join changes
-        on
-            messages.source_format = changes.source_format
-            and messages.kafka_topic <=> changes.kafka_topic
+    from totals
 
 )
 

@@ -42,9 +42,9 @@
 
 with
 
-change_log as (
+table_sightings as (
 
-    select * from {{ ref('int_cdc__change_log') }}
+    select * from {{ ref('int_cdc__table_sightings') }}
 
 ),
 
@@ -56,8 +56,8 @@ schema_changes as (
 
 row_changes as (
 
-    select * from change_log
-    where op != 'truncate'
+    select * from table_sightings
+    where sighting = 'table'
 
 ),
 
@@ -104,8 +104,8 @@ latest_table_events as (
 {# The column set and types of a table: its latest message that sends types. #}
 typed_changes as (
 
-    select * from row_changes
-    where size(column_types) > 0
+    select * from table_sightings
+    where sighting = 'typed'
 
 ),
 
@@ -138,31 +138,14 @@ message_columns as (
 
 {# Tables whose format sends no types: every column any image of theirs has carried, each
    where it last appeared, its type unknown. #}
-untyped_changes as (
-
-    select row_changes.*
-
-    from row_changes
-    left anti join latest_typed_changes
-        on row_changes.table_key = latest_typed_changes.table_key
-
-),
-
 image_columns as (
 
-    select
-        untyped_changes.table_key,
-        image_columns.column_name,
-        image_columns.column_index,
-        untyped_changes.ordering_key,
-        untyped_changes.event_id,
-        untyped_changes.source_ts
+    select table_sightings.*
 
-    from untyped_changes
-        lateral view posexplode(array_distinct(concat(
-            coalesce(map_keys(untyped_changes.after_row), array()),
-            coalesce(map_keys(untyped_changes.before_row), array())
-        ))) image_columns as column_index, column_name
+    from table_sightings
+    left anti join latest_typed_changes
+        on table_sightings.table_key = latest_typed_changes.table_key
+    where table_sightings.sighting = 'column'
 
 ),
 

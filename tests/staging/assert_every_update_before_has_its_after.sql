@@ -6,9 +6,13 @@
    in a later load, and pairs then). DataWorks, DataHub Blob and Tuple pair the halves by
    sequence id; SharePlex pairs an UPDATE AFTER with the UPDATE BEFORE just before it in
    its transaction, in seq order. #}
-{%- set models_paired_by_sequence = [
-    'stg_dataworks__json', 'stg_datahub__blob', 'stg_datahub__tuple'
-] %}
+{%- set models_paired_by_sequence = [] -%}
+{%- for entry in enabled_cdc_formats() -%}
+    {%- if entry.format in ('dataworks_json', 'datahub_blob', 'datahub_tuple') -%}
+        {%- do models_paired_by_sequence.append(entry.model) -%}
+    {%- endif -%}
+{%- endfor -%}
+{%- set shareplex_enabled = is_format_enabled('dts_shareplex_json') %}
 
 with
 
@@ -20,11 +24,13 @@ with
     ),
 {% endfor %}
 
-shareplex as (
+{% if shareplex_enabled %}
+    shareplex as (
 
-    select * from {{ ref('stg_aliyun_dts__shareplex_json') }}
+        select * from {{ ref('stg_aliyun_dts__shareplex_json') }}
 
-),
+    ),
+{% endif %}
 
 {% for staging_model in models_paired_by_sequence %}
     {{ staging_model }}_unpaired as (
@@ -49,46 +55,48 @@ shareplex as (
     ),
 {% endfor %}
 
-{# One row per half (a half delivered twice is one half), ordered as staging pairs them. #}
-shareplex_halves as (
+{% if shareplex_enabled %}
+    {# One row per half (a half delivered twice is one half), ordered as staging pairs them. #}
+    shareplex_halves as (
 
-    select
-        table_key,
-        transaction_id,
-        try_cast(element_at(split(event_sequence, ':'), -1) as bigint) as seq_number,
-        event_kind = 'change' as is_update_after,
-        min_by(event_sequence, loaded_at) as event_sequence,
-        min_by(source_file, loaded_at) as source_file,
-        min_by(kafka_offset, loaded_at) as kafka_offset,
-        min(loaded_at) as loaded_at
-
-    from shareplex
-    where event_kind = 'update_half' or (event_kind = 'change' and source_op = 'UPDATE AFTER')
-    group by 1, 2, 3, 4
-
-),
-
-shareplex_unpaired as (
-
-    select
-        'dts_shareplex_json' as source_format,
-        table_key,
-        event_sequence,
-        source_file,
-        kafka_offset,
-        loaded_at
-
-    from (
         select
-            *,
-            lead(is_update_after) over (
-                partition by table_key, transaction_id order by seq_number, is_update_after
-            ) as next_is_update_after
-        from shareplex_halves
-    ) as with_next_half
-    where not is_update_after and coalesce(next_is_update_after, false) = false
+            table_key,
+            transaction_id,
+            try_cast(element_at(split(event_sequence, ':'), -1) as bigint) as seq_number,
+            event_kind = 'change' as is_update_after,
+            min_by(event_sequence, loaded_at) as event_sequence,
+            min_by(source_file, loaded_at) as source_file,
+            min_by(kafka_offset, loaded_at) as kafka_offset,
+            min(loaded_at) as loaded_at
 
-),
+        from shareplex
+        where event_kind = 'update_half' or (event_kind = 'change' and source_op = 'UPDATE AFTER')
+        group by 1, 2, 3, 4
+
+    ),
+
+    shareplex_unpaired as (
+
+        select
+            'dts_shareplex_json' as source_format,
+            table_key,
+            event_sequence,
+            source_file,
+            kafka_offset,
+            loaded_at
+
+        from (
+            select
+                *,
+                lead(is_update_after) over (
+                    partition by table_key, transaction_id order by seq_number, is_update_after
+                ) as next_is_update_after
+            from shareplex_halves
+        ) as with_next_half
+        where not is_update_after and coalesce(next_is_update_after, false) = false
+
+    ),
+{% endif %}
 
 final as (
 
@@ -96,7 +104,18 @@ final as (
         select * from {{ staging_model }}_unpaired
         union all
     {% endfor %}
-    select * from shareplex_unpaired
+    {% if shareplex_enabled %}
+        select * from shareplex_unpaired
+    {% else %}
+        select
+            cast(null as string) as source_format,
+            cast(null as string) as table_key,
+            cast(null as string) as event_sequence,
+            cast(null as string) as source_file,
+            cast(null as bigint) as kafka_offset,
+            cast(null as timestamp) as loaded_at
+        where false
+    {% endif %}
 
 )
 

@@ -63,11 +63,18 @@ def landing_table(fmt: str) -> str:
 
 
 def landing_table_ddl(fmt: str) -> str:
-    """`create table if not exists` statement of one format's landing table (parquet)."""
+    """`create table if not exists` statement of one format's landing table (parquet).
+
+    Partitioned by `loaded_at`, one partition per load: staging reads the loads since its last
+    run, and the partition filter makes Spark list and open only those files, not the whole
+    history. The value is a timestamp the loader sets, never text from a message."""
     table = landing_table(fmt)
     columns = (("value", FORMATS[fmt]), *LANDING_COLUMNS)
     body = ",\n    ".join(f"{name} {kind}" for name, kind in columns)
-    return f"create table if not exists {table} (\n    {body}\n) using parquet"
+    return (
+        f"create table if not exists {table} (\n    {body}\n) using parquet "
+        "partitioned by (loaded_at)"
+    )
 
 
 def loaded_files_ddl() -> str:

@@ -68,6 +68,11 @@ def query(cursor: Any, statement: str) -> list[dict[str, Any]]:
     return [dict(zip(names, row, strict=True)) for row in rows]
 
 
+def scalar(cursor: Any, statement: str) -> Any:
+    """The one value a query returns."""
+    return run(cursor, statement)[0][0]
+
+
 def dbt_target_path() -> Path:
     """Where this session's dbt writes manifest.json, catalog.json and compiled SQL."""
     return Path(os.environ["DBT_TARGET_PATH"])

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import query, run_dbt
+from conftest import query, run_dbt, scalar
 
 from cdc_lake.client import connect, run
 from cdc_lake.formats import bootstrap_statements
@@ -39,6 +39,12 @@ ITEMS_TABLE_KEY = "shop.items"
 DOCS_TABLE_KEY = "gen.docs"
 PRICES_TABLE_KEY = "shop.prices"
 MARTS = ["--select", "+cdc_current_state"]
+# The batches never compact by size, so every run after the first writes a history delta;
+# one run in between compacts on demand (the test crosses a compaction).
+DELTAS_ONLY = ["--vars", "{cdc_lake_compaction_ratio: 1000}"]
+COMPACT = ["--vars", "{cdc_lake_compaction_ratio: 1000, cdc_lake_compact: true}"]
+COMPACT_AFTER_BATCH = 1
+DELTA = "gen_batches_intermediate.int_cdc__row_history_delta"
 
 
 @dataclass
@@ -374,7 +380,7 @@ def snapshot(cursor: Any, schema: str) -> dict[str, list[tuple]]:
         cursor,
         f"""
         select table_key, primary_key, to_json(array_sort(map_entries(row_data))) as row_data,
-            is_deleted, last_op, last_event_id, version_count, key_bucket,
+            is_deleted, last_op, last_event_id, version_count,
             cast(last_source_ts as string) as last_source_ts
         from {schema}.cdc_current_state""",
     )
@@ -384,7 +390,7 @@ def snapshot(cursor: Any, schema: str) -> dict[str, list[tuple]]:
         select table_key, primary_key, version_number, op, is_deleted, is_current, event_id,
             to_json(array_sort(map_entries(row_data))) as row_data,
             cast(valid_from as string) as valid_from,
-            cast(valid_to as string) as valid_to, key_bucket
+            cast(valid_to as string) as valid_to
         from {schema}.cdc_row_history""",
     )
     return {
@@ -409,13 +415,18 @@ def generated_pipelines(
     with connect(spark_server.host, spark_server.port) as cursor:
         with environment("gen_raw_batches", "gen_batches", work / "target-batches"):
             start_pipeline(cursor)
-            for batch_files in files:
+            for number, batch_files in enumerate(files):
                 for fmt, path in batch_files.items():
                     load_files(cursor, fmt, [path])
-                dbt_run("run", *MARTS)
+                dbt_run("run", *MARTS, *DELTAS_ONLY)
                 snapshots.append(snapshot(cursor, "gen_batches"))
-            dbt_run("run", *MARTS)  # nothing new
+                if number == COMPACT_AFTER_BATCH:
+                    dbt_run("run", *MARTS, *COMPACT)  # nothing new, compacted
+                    compacted = snapshot(cursor, "gen_batches")
+                    assert scalar(cursor, f"select count(*) from {DELTA}") == 0
+            dbt_run("run", *MARTS, *DELTAS_ONLY)  # nothing new
             snapshots.append(snapshot(cursor, "gen_batches"))
+            delta_rows = scalar(cursor, f"select count(*) from {DELTA}")
         with environment("gen_raw_full", "gen_full", work / "target-full"):
             start_pipeline(cursor)
             for batch_files in files:
@@ -423,7 +434,14 @@ def generated_pipelines(
                     load_files(cursor, fmt, [path])
             dbt_run("run", *MARTS, "--full-refresh")
             full = snapshot(cursor, "gen_full")
-    return {"source": source, "batch_snapshots": snapshots, "full": full, "messages": batches}
+    return {
+        "source": source,
+        "batch_snapshots": snapshots,
+        "compacted": compacted,
+        "delta_rows": delta_rows,
+        "full": full,
+        "messages": batches,
+    }
 
 
 def test_the_stream_mixes_every_case(generated_pipelines: dict[str, Any]) -> None:
@@ -470,6 +488,17 @@ def test_batches_equal_one_full_refresh(generated_pipelines: dict[str, Any]) -> 
 def test_a_run_with_nothing_new_changes_no_row(generated_pipelines: dict[str, Any]) -> None:
     *_, last_batch, rerun = generated_pipelines["batch_snapshots"]
     assert rerun == last_batch
+
+
+def test_compaction_changes_no_row_and_later_deltas_build_on_it(
+    generated_pipelines: dict[str, Any],
+) -> None:
+    """The forced compaction after a batch folds the delta into the base (the delta is empty
+    after it) without changing a row; the batches after it write deltas again, and still end
+    equal to the full refresh (test above)."""
+    before = generated_pipelines["batch_snapshots"][COMPACT_AFTER_BATCH]
+    assert generated_pipelines["compacted"] == before
+    assert generated_pipelines["delta_rows"] > 0
 
 
 def test_current_state_is_what_the_source_holds(

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import dbt_target_path, query
+from conftest import dbt_target_path, query, scalar
 
 from cdc_lake.client import run
 from cdc_lake.formats import FORMATS, landing_table
@@ -28,10 +28,6 @@ MESSAGE = ("source_format", "source_file", "source_position", "loaded_at")
 # Other test modules land more files after the session's one build: only messages loaded by
 # the time of the build are the build's to account for.
 BUILT = f"loaded_at <= (select max(loaded_at) from {ACCOUNTING})"
-
-
-def scalar(cursor: Any, statement: str) -> Any:
-    return run(cursor, statement)[0][0]
 
 
 def test_build_checks_the_accounting(pipeline_build: Any) -> None:

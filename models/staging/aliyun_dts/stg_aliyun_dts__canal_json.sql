@@ -1,9 +1,11 @@
+{{ config(enabled=is_format_enabled('dts_canal_json')) }}
+
 with
 
 raw_messages as (
 
     select * from {{ source('aliyun_dts', 'dts_canal_json') }}
-    where {{ loaded_since_last_run() }}
+    where {{ loaded_since_last_run(source('aliyun_dts', 'dts_canal_json')) }}
 
 ),
 

@@ -1,3 +1,5 @@
+{{ config(enabled=is_format_enabled('dts_shareplex_json')) }}
+
 {#
     DTS SharePlex JSON: one message per row-change, `meta` (op, scn, trans, seq, table
     OWNER.TABLE, times), `data` (the row; for updates only the changed columns) and `key`
@@ -10,7 +12,7 @@ with
 raw_messages as (
 
     select * from {{ source('aliyun_dts', 'dts_shareplex_json') }}
-    where {{ loaded_since_last_run() }}
+    where {{ loaded_since_last_run(source('aliyun_dts', 'dts_shareplex_json')) }}
 
 ),
 

@@ -1,9 +1,11 @@
+{{ config(enabled=is_format_enabled('canal_json')) }}
+
 with
 
 raw_messages as (
 
     select * from {{ source('canal', 'canal_json') }}
-    where {{ loaded_since_last_run() }}
+    where {{ loaded_since_last_run(source('canal', 'canal_json')) }}
 
 ),
 

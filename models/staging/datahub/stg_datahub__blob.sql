@@ -1,9 +1,11 @@
+{{ config(enabled=is_format_enabled('datahub_blob')) }}
+
 with
 
 raw_messages as (
 
     select * from {{ source('datahub', 'datahub_blob') }}
-    where {{ loaded_since_last_run() }}
+    where {{ loaded_since_last_run(source('datahub', 'datahub_blob')) }}
 
 ),
 

@@ -1,3 +1,5 @@
+{{ config(enabled=is_format_enabled('datahub_tuple')) }}
+
 {#
     DataHub Tuple topic rows written by DataWorks real-time sync, landed as one JSON object per
     row: six metadata columns plus the source row's columns. An update is two rows with
@@ -9,7 +11,7 @@ with
 raw_messages as (
 
     select * from {{ source('datahub', 'datahub_tuple') }}
-    where {{ loaded_since_last_run() }}
+    where {{ loaded_since_last_run(source('datahub', 'datahub_tuple')) }}
 
 ),
 

@@ -1,9 +1,11 @@
+{{ config(enabled=is_format_enabled('dataworks_json')) }}
+
 with
 
 raw_messages as (
 
     select * from {{ source('dataworks', 'dataworks_json') }}
-    where {{ loaded_since_last_run() }}
+    where {{ loaded_since_last_run(source('dataworks', 'dataworks_json')) }}
 
 ),
 

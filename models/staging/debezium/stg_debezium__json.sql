@@ -1,3 +1,5 @@
+{{ config(enabled=is_format_enabled('debezium_json')) }}
+
 {%- set envelope_fields = [
     'op', 'ts_ms', 'before', 'after', 'source', 'transaction', 'status', 'id', 'ddl',
     'databaseName', 'tableChanges',
@@ -8,7 +10,7 @@ with
 raw_messages as (
 
     select * from {{ source('debezium', 'debezium_json') }}
-    where {{ loaded_since_last_run() }}
+    where {{ loaded_since_last_run(source('debezium', 'debezium_json')) }}
 
 ),
 

@@ -1,9 +1,11 @@
+{{ config(enabled=is_format_enabled('drs_json_c')) }}
+
 with
 
 raw_messages as (
 
     select * from {{ source('huawei_drs', 'drs_json_c') }}
-    where {{ loaded_since_last_run() }}
+    where {{ loaded_since_last_run(source('huawei_drs', 'drs_json_c')) }}
 
 ),
 

@@ -1,9 +1,11 @@
+{{ config(enabled=is_format_enabled('drs_mongo')) }}
+
 with
 
 raw_messages as (
 
     select * from {{ source('huawei_drs', 'drs_mongo') }}
-    where {{ loaded_since_last_run() }}
+    where {{ loaded_since_last_run(source('huawei_drs', 'drs_mongo')) }}
 
 ),
 

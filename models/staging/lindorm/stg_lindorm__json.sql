@@ -1,9 +1,11 @@
+{{ config(enabled=is_format_enabled('lindorm_json')) }}
+
 with
 
 raw_messages as (
 
     select * from {{ source('lindorm', 'lindorm_json') }}
-    where {{ loaded_since_last_run() }}
+    where {{ loaded_since_last_run(source('lindorm', 'lindorm_json')) }}
 
 ),
 

@@ -1,0 +1,28 @@
+{# Every vendor format the project stages: its format id (the landing table
+   `<raw schema>.<format>` and `source_format`), the dbt source that names the landing
+   table, and its staging model. The one list the union of staging and the accounting
+   read; `enabled_cdc_formats` keeps the formats a deployment reads. #}
+{% macro cdc_formats() -%}
+    {{ return([
+        {'format': 'dataworks_json', 'source': 'dataworks', 'model': 'stg_dataworks__json'},
+        {'format': 'datahub_blob', 'source': 'datahub', 'model': 'stg_datahub__blob'},
+        {'format': 'datahub_tuple', 'source': 'datahub', 'model': 'stg_datahub__tuple'},
+        {
+            'format': 'dts_shareplex_json',
+            'source': 'aliyun_dts',
+            'model': 'stg_aliyun_dts__shareplex_json',
+        },
+        {'format': 'canal_json', 'source': 'canal', 'model': 'stg_canal__json'},
+        {
+            'format': 'dts_canal_json',
+            'source': 'aliyun_dts',
+            'model': 'stg_aliyun_dts__canal_json',
+        },
+        {'format': 'drs_json', 'source': 'huawei_drs', 'model': 'stg_huawei_drs__json'},
+        {'format': 'drs_json_c', 'source': 'huawei_drs', 'model': 'stg_huawei_drs__json_c'},
+        {'format': 'drs_mongo', 'source': 'huawei_drs', 'model': 'stg_huawei_drs__mongo'},
+        {'format': 'dts_avro', 'source': 'aliyun_dts', 'model': 'stg_aliyun_dts__avro'},
+        {'format': 'lindorm_json', 'source': 'lindorm', 'model': 'stg_lindorm__json'},
+        {'format': 'debezium_json', 'source': 'debezium', 'model': 'stg_debezium__json'},
+    ]) }}
+{%- endmacro %}

@@ -1,0 +1,330 @@
+-- sqlfluff:indentation:template_blocks_indent:False
+{#- The history rows that changed since `int_cdc__row_history_base` was built, one partition
+    (`generation`) per run: each new version, and the stored version before it (its end moves).
+    Changes that arrive in order are folded onto the key's stored latest version (a seed), so a
+    run reads the new versions, not the history; a key with a late change (older than its
+    stored latest, or than a truncate of its table) is refolded from all its versions. Readers
+    take, per version, the row of the newest generation (cdc_row_history). -#}
+{%- set base = ref('int_cdc__row_history_base') -%}
+{%- set row_versions_relation = ref('int_cdc__row_versions') -%}
+{%- set base_generation = 0 -%}
+{#- While dbt parses and in the SQL linter (`execute` false), the whole query. -#}
+{%- set new_versions_condition = 'true' -%}
+{%- if execute -%}
+    {%- set new_versions_condition = none -%}
+    {%- set base_generations = partition_generations(base) -%}
+    {%- set base_generation = base_generations | max if base_generations else 0 -%}
+    {%- set own_generations = partition_generations(this) if is_incremental() else [] -%}
+    {%- set covered_through = ([base_generation] + own_generations) | max -%}
+    {%- set condition = 'loaded_at > timestamp_micros(' ~ covered_through ~ ')' -%}
+    {%- set probe_sql -%}
+        select 1 from {{ row_versions_relation }} where {{ condition }} limit 1
+    {%- endset -%}
+    {%- if run_query(probe_sql) | length > 0 -%}
+        {%- set new_versions_condition = condition -%}
+    {%- endif -%}
+{%- endif -%}
+
+{#- Nothing new (or everything just compacted into the base): write nothing, without
+    planning the fold. -#}
+{%- if new_versions_condition is none %}
+
+select * from {{ base }}
+where false
+
+{%- else %}
+
+with
+
+row_versions as (
+
+    select * from {{ row_versions_relation }}
+
+),
+
+base_history as (
+
+    select * from {{ base }}
+    where generation = {{ base_generation }}
+
+),
+
+stored_delta as (
+
+    select * from {{ this if is_incremental() else base }}
+    where generation > {{ base_generation }}
+
+),
+
+new_versions as (
+
+    select * from row_versions
+    where {{ new_versions_condition }}
+
+),
+
+truncates as (
+
+    select * from row_versions
+    where op = 'truncate'
+
+),
+
+touched_keys as (
+
+    select
+        table_key,
+        primary_key,
+        min(struct(ordering_key, event_id)) as first_new_version
+
+    from new_versions
+    where op != 'truncate'
+    group by table_key, primary_key
+
+),
+
+{# The stored latest version of each touched key: the base's current row unless a newer
+   generation of the delta replaced it. #}
+stored_latest as (
+
+    select * except (generation_rank)
+    from (
+        select
+            *,
+            row_number() over (
+                partition by table_key, primary_key
+                order by generation desc, version_number desc
+            ) as generation_rank
+        from (
+            select base_history.*
+            from base_history
+            left semi join touched_keys
+                on
+                    base_history.table_key = touched_keys.table_key
+                    and base_history.primary_key = touched_keys.primary_key
+            where base_history.is_current and base_history.is_effective
+
+            union all
+
+            select stored_delta.*
+            from stored_delta
+            left semi join touched_keys
+                on
+                    stored_delta.table_key = touched_keys.table_key
+                    and stored_delta.primary_key = touched_keys.primary_key
+            where stored_delta.is_effective
+        ) as stored_rows
+    ) as ranked
+    where generation_rank = 1
+
+),
+
+table_last_truncates as (
+
+    select
+        table_key,
+        max(ordering_key) as last_truncate_ordering_key
+
+    from truncates
+    group by table_key
+
+),
+
+truncated_tables as (
+
+    select distinct table_key from new_versions
+    where op = 'truncate'
+
+),
+
+{# Refolded from all their versions: keys with a change older than what is stored or than a
+   truncate of their table, and every key of a table truncated now. #}
+late_keys as (
+
+    select
+        touched_keys.table_key,
+        touched_keys.primary_key
+
+    from touched_keys
+    left join stored_latest
+        on
+            touched_keys.table_key = stored_latest.table_key
+            and touched_keys.primary_key = stored_latest.primary_key
+    left join table_last_truncates
+        on touched_keys.table_key = table_last_truncates.table_key
+    where
+        (
+            stored_latest.event_id is not null
+            and struct(stored_latest.valid_from_ordering_key, stored_latest.event_id)
+            > touched_keys.first_new_version
+        )
+        or table_last_truncates.last_truncate_ordering_key
+        > touched_keys.first_new_version.ordering_key
+
+    union
+
+    select
+        row_versions.table_key,
+        row_versions.primary_key
+
+    from row_versions
+    left semi join truncated_tables
+        on row_versions.table_key = truncated_tables.table_key
+    where row_versions.op != 'truncate'
+
+),
+
+late_key_versions as (
+
+    select
+        row_versions.*,
+        false as is_seed,
+        cast(null as int) as seed_version_number,
+        cast(null as timestamp) as seed_valid_from
+
+    from row_versions
+    left semi join late_keys
+        on
+            row_versions.table_key = late_keys.table_key
+            and row_versions.primary_key = late_keys.primary_key
+    where row_versions.op != 'truncate'
+
+),
+
+{# A key's stored latest version as a full image (the row as it was), for the fold. #}
+seeds as (
+
+    select
+        stored_latest.table_key,
+        stored_latest.database_name,
+        stored_latest.schema_name,
+        stored_latest.table_name,
+        stored_latest.primary_key_columns,
+        stored_latest.primary_key,
+        stored_latest.op,
+        stored_latest.is_deleted,
+        case when stored_latest.is_deleted then stored_latest.row_data end as before_row,
+        case when not stored_latest.is_deleted then stored_latest.row_data end as after_row,
+        false as is_partial,
+        cast(array() as array<string>) as unset_columns,  -- noqa: LT01
+        stored_latest.column_types,
+        stored_latest.source_format,
+        stored_latest.source_ts,
+        cast(null as timestamp) as sync_ts,
+        stored_latest.valid_from_ordering_key as ordering_key,
+        stored_latest.event_id,
+        stored_latest.loaded_at,
+        true as is_seed,
+        stored_latest.version_number as seed_version_number,
+        stored_latest.valid_from as seed_valid_from
+
+    from stored_latest
+    left anti join late_keys
+        on
+            stored_latest.table_key = late_keys.table_key
+            and stored_latest.primary_key = late_keys.primary_key
+
+),
+
+in_order_versions as (
+
+    select
+        new_versions.*,
+        false as is_seed,
+        cast(null as int) as seed_version_number,
+        cast(null as timestamp) as seed_valid_from
+
+    from new_versions
+    left anti join late_keys
+        on
+            new_versions.table_key = late_keys.table_key
+            and new_versions.primary_key = late_keys.primary_key
+    where new_versions.op != 'truncate'
+
+),
+
+key_versions as (
+
+    select * from late_key_versions
+    union all
+    select * from seeds
+    union all
+    select * from in_order_versions
+
+),
+
+table_truncates as (
+
+    select * from truncates
+    where
+        table_key in (select touched_keys.table_key from touched_keys)
+        or table_key in (select truncated_tables.table_key from truncated_tables)
+
+),
+
+{{ fold_row_versions('key_versions', 'table_truncates') }},
+
+{# A seed stays the stored version it stands for: only its end moves. #}
+changed_rows as (
+
+    select * except (is_seed) from folded_history
+    where not is_seed
+
+    union all
+
+    select
+        stored_latest.table_key,
+        stored_latest.primary_key,
+        stored_latest.primary_key_columns,
+        stored_latest.database_name,
+        stored_latest.schema_name,
+        stored_latest.table_name,
+        stored_latest.version_number,
+        stored_latest.row_data,
+        stored_latest.column_types,
+        stored_latest.op,
+        stored_latest.is_deleted,
+        stored_latest.is_partial,
+        stored_latest.valid_from,
+        folded_history.valid_to,
+        folded_history.is_current,
+        stored_latest.valid_from_ordering_key,
+        folded_history.valid_to_ordering_key,
+        stored_latest.source_format,
+        stored_latest.source_ts,
+        stored_latest.event_id,
+        stored_latest.loaded_at,
+        stored_latest.is_effective
+
+    from stored_latest
+    inner join folded_history
+        on
+            stored_latest.table_key = folded_history.table_key
+            and stored_latest.primary_key = folded_history.primary_key
+            and stored_latest.event_id = folded_history.event_id
+            and folded_history.is_seed
+
+),
+
+{# The newest load these rows account for: what the next run compares against. #}
+built_through as (
+
+    select coalesce(unix_micros(max(loaded_at)), 0) as generation
+    from new_versions
+
+),
+
+final as (
+
+    select
+        changed_rows.*,
+        built_through.generation
+
+    from changed_rows
+    cross join built_through
+
+)
+
+select * from final
+
+{%- endif %}
