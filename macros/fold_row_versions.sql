@@ -69,13 +69,60 @@ fold_truncate_versions as (
 
 ),
 
+{# Both inputs by name: the union is by position. #}
 fold_all_versions as (
 
-    select * from {{ key_versions }}
+    select
+        table_key,
+        database_name,
+        schema_name,
+        table_name,
+        primary_key_columns,
+        primary_key,
+        op,
+        is_deleted,
+        before_row,
+        after_row,
+        is_partial,
+        unset_columns,
+        column_types,
+        source_format,
+        source_ts,
+        sync_ts,
+        ordering_key,
+        event_id,
+        loaded_at,
+        is_seed,
+        seed_version_number,
+        seed_valid_from
+    from {{ key_versions }}
 
     union all
 
-    select * from fold_truncate_versions
+    select
+        table_key,
+        database_name,
+        schema_name,
+        table_name,
+        primary_key_columns,
+        primary_key,
+        op,
+        is_deleted,
+        before_row,
+        after_row,
+        is_partial,
+        unset_columns,
+        column_types,
+        source_format,
+        source_ts,
+        sync_ts,
+        ordering_key,
+        event_id,
+        loaded_at,
+        is_seed,
+        seed_version_number,
+        seed_valid_from
+    from fold_truncate_versions
 
 ),
 
