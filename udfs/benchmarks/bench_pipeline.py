@@ -1,0 +1,680 @@
+"""What a whole pipeline run costs against the history it reads: the measure of issue 10.
+
+The claim to check: a full build costs a small multiple of the bare Spark job that parses the
+landing table once (the floor), an incremental run after a small load costs what is new, and
+a run with nothing new costs a fixed few seconds. Each workload gets its own server (temporary
+home, free port; one at a time) and, in that one run:
+
+  canal workloads (random, time, tables): writes a seeded history of open-source Canal flat
+  messages from a simulated MySQL database, loads it (`cdc-lake load`), times `dbt seed` and a
+  full build (`dbt run --full-refresh`), the floor (`create table ... as select` of the
+  landing table parsed with `from_json` and exploded to one row per row-change), then loads
+  1% more messages of the same stream and times an incremental `dbt run` and a `dbt run` with
+  nothing new, and prints full/floor, incremental/full and the nothing-new seconds against
+  the issue's targets, plus the files and partitions of the partitioned models;
+  hot: one Huawei DRS DDS (MongoDB) document inserted, then updated `--hot-updates` times by a
+  `$set` of one field, and the full build that folds them.
+
+After every dbt invocation it prints the five slowest models. `--check` compares the live
+rows of `cdc_current_state` with the simulated database and exits 1 on a mismatch.
+
+    .venv/bin/python udfs/benchmarks/bench_pipeline.py --messages 1000000 --check
+    .venv/bin/python udfs/benchmarks/bench_pipeline.py --workload hot --hot-updates 100000
+
+Workloads: `random` (5 tables, `--keys` keys picked at random: 60% inserts, 30% updates,
+10% deletes while the key space allows), `time` (5 order tables: mostly inserts of
+increasing keys, updates and a few deletes among the latest 1.5% of keys), `hot`, `tables`
+(`random` over `--tables` tables, default 500); `all` is the four. The default is `random`
+and `time`, the two the issue's targets are about.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from abc import ABC, abstractmethod
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+from bench_load import benchmark_server, free_port, line, timed
+
+from cdc_lake.client import connect, run
+from cdc_lake.formats import FORMATS
+from cdc_lake.loader import load_files
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+CANAL_WORKLOADS = ("random", "time", "tables")
+WORKLOADS = (*CANAL_WORKLOADS, "hot")
+DEFAULT_FORMATS = {"random": ["canal_json"], "time": ["canal_json"], "tables": ["canal_json"]}
+DEFAULT_FORMATS["hot"] = ["drs_mongo"]
+# The tables whose files the `tables` workload is about: the ones partitioned by
+# (table_key, key_bucket), so their file count grows with the number of source tables.
+PARTITIONED_MODELS = (
+    "cdc_lake_intermediate.int_cdc__row_versions",
+    "cdc_lake.cdc_row_history",
+    "cdc_lake.cdc_current_state",
+)
+TARGETS = {"full / floor": 10.0, "incremental / full": 0.15, "nothing new (s)": 20.0}
+# pyspark's wheel lacks hive-llap-common: a session closed on a worker thread that never
+# touched Hive may fail its *close* after dbt's work succeeded (see udfs/tests/conftest.py).
+SESSION_CLOSE_BUG = "LlapSigner"
+
+# ---------------------------------------------------------------- Canal flat messages
+
+RANDOM_TABLES = 5
+COLUMNS = ("id", "status", "amount", "updated_at")
+MYSQL_TYPES = json.dumps(
+    {
+        "id": "bigint(20)",
+        "status": "varchar(16)",
+        "amount": "decimal(12,2)",
+        "updated_at": "datetime",
+    },
+    separators=(",", ":"),
+)
+SQL_TYPES = json.dumps(dict(zip(COLUMNS, (-5, 12, 3, 93), strict=True)), separators=(",", ":"))
+STATUSES = ("created", "paid", "packed", "shipped", "delivered", "returned")
+# Values are plain text without quotes or backslashes, so %-formatting writes valid JSON
+# about ten times faster than json.dumps, which matters at millions of messages.
+ROW_TEMPLATE = "{" + ",".join(f'"{column}":"%s"' for column in COLUMNS) + "}"
+MESSAGE_TEMPLATE = (
+    '{"data":[%s],"database":"bench","es":%d,"id":%d,"isDdl":false,'
+    f'"mysqlType":{MYSQL_TYPES},"old":%s,"pkNames":["id"],"sql":"",'
+    f'"sqlType":{SQL_TYPES},"table":"%s","ts":%d,"type":"%s"}}'
+)
+FIRST_TS_MS = 1_704_067_200_000  # 2024-01-01 00:00:00 UTC
+TS_STEP_MS = 7  # ts grows by this per message: ~140 messages per second of binlog
+MESSAGES_PER_BATCH = 8  # Canal's batch `id` is shared by the messages of one batch
+# The floor's parse: the Canal fields the marts need, values as the text Canal sends.
+FLOOR_SCHEMA = (
+    "struct<data: array<map<string, string>>, database: string, table: string, "
+    "type: string, es: bigint, ts: bigint>"
+)
+
+# A row's state in the simulated database: (version, es of its last change in ms). Its
+# values are a function of (key, version, es), so the stream needs no stored rows.
+RowState = tuple[int, int]
+RowChange = tuple[tuple[str, ...], dict[str, str] | None]  # (data values, update's old)
+
+
+def row_values(key: int, state: RowState) -> tuple[str, ...]:
+    """The row of `key` at `state`. `status` and `amount` change with every version,
+    `updated_at` only when the second changes, so updates' `old` lists two or three columns."""
+    version, es_ms = state
+    return (
+        str(key),
+        STATUSES[version % len(STATUSES)],
+        f"{(key * 7919 + version * 104729) % 10_000_000 / 100:.2f}",
+        time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(es_ms // 1000)),
+    )
+
+
+def changed_columns(before: tuple[str, ...], after: tuple[str, ...]) -> dict[str, str]:
+    """Canal's `old[i]` of an update: the previous value of each column that changed."""
+    return {
+        column: old for column, old, new in zip(COLUMNS, before, after, strict=True) if old != new
+    }
+
+
+class KeyPool:
+    """A set of keys with O(1) add, remove and random sample: a million messages each pick
+    keys from it, so a plain set (no sampling) or list (O(n) removal) would not do."""
+
+    def __init__(self, keys: Iterable[int] = ()) -> None:
+        self.keys = list(keys)
+        self.position = {key: index for index, key in enumerate(self.keys)}
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def add(self, key: int) -> None:
+        self.position[key] = len(self.keys)
+        self.keys.append(key)
+
+    def remove(self, key: int) -> None:
+        index = self.position.pop(key)
+        last = self.keys.pop()
+        if last != key:
+            self.keys[index] = last
+            self.position[last] = index
+
+    def sample(self, rng: random.Random, count: int) -> list[int]:
+        return rng.sample(self.keys, min(count, len(self.keys)))
+
+
+class CanalStream(ABC):
+    """A simulated MySQL database and the Canal flat messages of its changes, in binlog
+    order: `es`/`ts` grow with the message index, so the order the pipeline must rebuild is
+    the order of generation, and the generator knows what the current state must be."""
+
+    def __init__(self, tables: int, seed: int) -> None:
+        self.tables = tables
+        self.rng = random.Random(seed)
+        self.messages = 0
+        self.row_changes: Counter[str] = Counter()
+
+    @property
+    @abstractmethod
+    def live_keys(self) -> int:
+        """Rows the simulated database holds now."""
+
+    @abstractmethod
+    def change(self, es_ms: int) -> tuple[int, str, list[RowChange]]:
+        """The next change: (table, Canal type, 1 to 3 rows), applied to the database."""
+
+    def message(self) -> str:
+        ts_ms = FIRST_TS_MS + self.messages * TS_STEP_MS
+        es_ms = (ts_ms - 250) // 1000 * 1000  # the binlog's whole second, a bit before ts
+        table, kind, rows = self.change(es_ms)
+        data = ",".join(ROW_TEMPLATE % values for values, _ in rows)
+        old = "null"
+        if kind == "UPDATE":
+            old = "[" + ",".join(json.dumps(before, separators=(",", ":")) for _, before in rows)
+            old += "]"
+        batch_id = 1 + self.messages // MESSAGES_PER_BATCH
+        self.messages += 1
+        self.row_changes[kind] += len(rows)
+        return MESSAGE_TEMPLATE % (data, es_ms, batch_id, old, f"table_{table:03d}", ts_ms, kind)
+
+    def write(self, directory: Path, count: int, files: int) -> int:
+        """The next `count` messages as up to `files` JSON Lines files; returns their bytes."""
+        directory.mkdir(parents=True, exist_ok=True)
+        files = max(1, min(files, count))
+        size = 0
+        for part in range(files):
+            path = directory / f"part-{part:03d}.jsonl"
+            share = count // files + (part < count % files)
+            with path.open("w", encoding="utf-8") as handle:
+                handle.writelines(self.message() + "\n" for _ in range(share))
+            size += path.stat().st_size
+        return size
+
+    def describe(self) -> str:
+        total = sum(self.row_changes.values())
+        mix = ", ".join(
+            f"{self.row_changes[kind] / total:.0%} {kind.lower()}"
+            for kind in ("INSERT", "UPDATE", "DELETE")
+        )
+        return f"{total:,} row changes ({mix}), {self.live_keys:,} live keys"
+
+
+class RandomStream(CanalStream):
+    """Keys picked at random from a fixed key space: every partition of the history is
+    touched all the time, the hard case for a run that should rewrite only what changed.
+    60/30/10 insert/update/delete; an insert takes a key not alive (new or deleted), so once
+    the key space is full an insert becomes an update (the printed mix says how often)."""
+
+    WEIGHTS = (("INSERT", 0.6), ("UPDATE", 0.3), ("DELETE", 0.1))
+
+    def __init__(self, tables: int, keys: int, seed: int) -> None:
+        super().__init__(tables, seed)
+        per_table = max(1, keys // tables)
+        self.free = [KeyPool(range(per_table)) for _ in range(tables)]
+        self.live = [KeyPool() for _ in range(tables)]
+        self.state: list[dict[int, RowState]] = [{} for _ in range(tables)]
+
+    @property
+    def live_keys(self) -> int:
+        return sum(len(pool) for pool in self.live)
+
+    def change(self, es_ms: int) -> tuple[int, str, list[RowChange]]:
+        table = self.rng.randrange(self.tables)
+        kind = self.rng.choices([k for k, _ in self.WEIGHTS], [w for _, w in self.WEIGHTS])[0]
+        if kind == "INSERT" and not self.free[table]:
+            kind = "UPDATE"
+        if kind != "INSERT" and not self.live[table]:
+            kind = "INSERT"
+        free, live, state = self.free[table], self.live[table], self.state[table]
+        rows: list[RowChange] = []
+        source, target = (free, live) if kind == "INSERT" else (live, free)
+        for key in source.sample(self.rng, self.rng.randint(1, 3)):
+            before = state.get(key)
+            if kind == "DELETE":
+                assert before is not None
+                rows.append((row_values(key, before), None))
+            else:
+                after = (before[0] + 1 if before else 0, es_ms)
+                state[key] = after
+                values = row_values(key, after)
+                old = changed_columns(row_values(key, before), values) if kind == "UPDATE" else None
+                rows.append((values, old))
+            if kind != "UPDATE":
+                source.remove(key)
+                target.add(key)
+        return table, kind, rows
+
+
+class TimeStream(CanalStream):
+    """Order tables: new orders get increasing ids and later changes hit recent orders, so
+    what is new is concentrated in time, as in most OLTP tables. The key buckets hash the
+    key, so even these changes spread over every bucket of their table."""
+
+    WEIGHTS = (("INSERT", 0.70), ("UPDATE", 0.28), ("DELETE", 0.02))
+    RECENT_SHARE = 0.015  # updates and deletes pick among the latest 1.5% of a table's keys
+    MIN_RECENT = 100
+
+    def __init__(self, tables: int, seed: int) -> None:
+        super().__init__(tables, seed)
+        self.next_key = [1] * tables
+        self.forgotten = [1] * tables  # keys below it are out of the window for good
+        # The live keys of each table's recent window; older live keys are only counted.
+        self.recent: list[dict[int, RowState]] = [{} for _ in range(tables)]
+        self.live = 0
+
+    @property
+    def live_keys(self) -> int:
+        return self.live
+
+    def change(self, es_ms: int) -> tuple[int, str, list[RowChange]]:
+        table = self.rng.randrange(self.tables)
+        kind = self.rng.choices([k for k, _ in self.WEIGHTS], [w for _, w in self.WEIGHTS])[0]
+        count = self.rng.randint(1, 3)
+        recent, next_key = self.recent[table], self.next_key[table]
+        window = max(self.MIN_RECENT, int(next_key * self.RECENT_SHARE))
+        first_recent = max(1, next_key - window)
+        while self.forgotten[table] < first_recent:
+            recent.pop(self.forgotten[table], None)
+            self.forgotten[table] += 1
+        keys: list[int] = []
+        if kind != "INSERT" and recent:
+            picked = {self.rng.randrange(first_recent, next_key) for _ in range(count)}
+            keys = sorted(key for key in picked if key in recent)
+        if not keys:  # an insert, or no live key where the update or delete fell
+            kind = "INSERT"
+            keys = list(range(next_key, next_key + count))
+            self.next_key[table] += count
+        rows: list[RowChange] = []
+        for key in keys:
+            if kind == "DELETE":
+                rows.append((row_values(key, recent.pop(key)), None))
+                self.live -= 1
+                continue
+            before = recent.get(key)
+            after = (before[0] + 1 if before else 0, es_ms)
+            recent[key] = after
+            values = row_values(key, after)
+            old = changed_columns(row_values(key, before), values) if before else None
+            rows.append((values, old))
+            self.live += kind == "INSERT"
+        return table, kind, rows
+
+
+# ---------------------------------------------------------------- Huawei DRS DDS (MongoDB)
+
+HOT_FIELDS = 10
+HOT_ID = "65a1b2c3d4e5f60718293a4b"
+
+
+def write_hot_document(path: Path, updates: int) -> tuple[int, dict[str, str]]:
+    """One document inserted, then `updates` `$set`s of one field each (field i % 10 gets
+    i): the worst case for folding partial changes, all on one key. Returns the file's size
+    and the fields' final values as `cdc_current_state.row_data` shows them."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fields = dict.fromkeys((f"f{index}" for index in range(HOT_FIELDS)), 0)
+    where = f'{{"_id": ObjectId("{HOT_ID}")}}'
+    with path.open("w", encoding="utf-8") as handle:
+        for index in range(updates + 1):
+            if index == 0:
+                kind, record = "INSERT", "insert"
+                body = ", ".join(f'"{name}": NumberInt(0)' for name in fields)
+                value = f'{{"_id": ObjectId("{HOT_ID}"), "name": "hot", {body}}}'
+            else:
+                kind, record = "UPDATE", "update"
+                name = f"f{index % HOT_FIELDS}"
+                fields[name] = index
+                value = f'{{"$set": {{"{name}": NumberInt({index})}}}}'
+            # 100 operations per second of the cluster's clock, the increment counting them.
+            second, increment = divmod(index, 100)
+            ts_ms = FIRST_TS_MS + index * 10
+            message = {
+                "id": 1 + index,
+                "op": kind,
+                "dbType": "MongoDB",
+                "db": "bench",
+                "coll": "hot",
+                "value": value,
+                "where": where if index else None,
+                "recordType": record,
+                "extra": record,
+                "es": ts_ms - 120,
+                "ts": ts_ms,
+                "clusterTime": f"{FIRST_TS_MS // 1000 + second}:{increment + 1}",
+            }
+            handle.write(json.dumps(message) + "\n")
+    return path.stat().st_size, {name: str(value) for name, value in fields.items()}
+
+
+# ---------------------------------------------------------------- dbt and Spark
+
+
+def dbt(label: str, formats: Sequence[str], *args: str) -> float:
+    """Invoke dbt in-process (as a user's `dbt` would run it) with the formats var; print its
+    time and its five slowest models, since the totals alone do not say where time goes."""
+    from dbt.cli.main import dbtRunner
+
+    command = [
+        *args,
+        "--quiet",  # dbt's own log is in DBT_LOG_PATH; this output is the measurement
+        "--vars",
+        json.dumps({"cdc_lake_formats": list(formats)}),
+        "--project-dir",
+        str(PROJECT_ROOT),
+        "--profiles-dir",
+        str(PROJECT_ROOT / "profiles"),
+    ]
+    result, seconds = timed(lambda: dbtRunner().invoke(command))
+    note = ""
+    if not result.success and SESSION_CLOSE_BUG in str(result.exception):
+        # dbt's runs are idempotent: the re-run makes sure, and the time says it holds two.
+        result, again = timed(lambda: dbtRunner().invoke(command))
+        seconds += again
+        note = "  (includes a re-run after the Thrift session-close bug)"
+    nodes = list(result.result or []) if result.exception is None else []
+    failed = [node.node.name for node in nodes if node.status not in ("success", "pass")]
+    if not result.success or failed:
+        raise SystemExit(f"dbt {' '.join(args)} failed: {result.exception or failed}")
+    line(label, f"{seconds:9.1f} s{note}")
+    summed = sum(node.execution_time for node in nodes)
+    line("", f"{len(nodes)} nodes, {summed:.1f} s summed over 2 threads; slowest:")
+    for node in sorted(nodes, key=lambda node: -node.execution_time)[:5]:
+        line("", f"{node.execution_time:9.1f} s  {node.node.name}")
+    return seconds
+
+
+def scalar(cursor: Any, statement: str) -> Any:
+    return run(cursor, statement)[0][0]
+
+
+def table_files(cursor: Any, table: str) -> tuple[list[Path], int]:
+    """The data files of a table (from its metastore location) and how many partitions hold
+    them: what a partitioned model costs the filesystem, which grows with the source tables."""
+    rows = run(cursor, f"describe formatted {table}")
+    location = next(value for name, value, _ in rows if (name or "").strip() == "Location")
+    files = [
+        path
+        for path in Path(urlparse(location).path).rglob("*")
+        if path.is_file() and not path.name.startswith((".", "_"))
+    ]
+    return files, len({path.parent for path in files})
+
+
+def print_files(cursor: Any, written_since: float | None = None) -> None:
+    for table in PARTITIONED_MODELS:
+        files, partitions = table_files(cursor, table)
+        size = sum(path.stat().st_size for path in files)
+        value = f"{len(files):9,} files, {partitions:,} partitions, {size / 1e6:,.1f} MB"
+        if written_since is not None:
+            written = sum(path.stat().st_mtime >= written_since for path in files)
+            value += f", {written:,} written by this run"
+        line(f"  {table.split('.')[-1]}", value)
+
+
+def floor(cursor: Any, rows: int) -> float:
+    """The bare Spark job every build must at least do: parse each landed message once and
+    write one row per row-change. The models do more (order, fold, history), but a full
+    build far above this says where to look."""
+    run(cursor, "create database if not exists bench_floor")
+    run(cursor, "drop table if exists bench_floor.canal_rows")
+    statement = f"""
+        create table bench_floor.canal_rows using parquet as
+        select
+            message.database as database_name,
+            message.table as table_name,
+            message.type as source_op,
+            message.es as es,
+            message.ts as ts,
+            explode(message.data) as row_data
+        from (
+            select from_json(value, '{FLOOR_SCHEMA}') as message
+            from cdc_raw.canal_json
+        ) as parsed"""
+    _, seconds = timed(lambda: run(cursor, statement))
+    written = scalar(cursor, "select count(*) from bench_floor.canal_rows")
+    if written != rows:
+        raise SystemExit(f"the floor wrote {written:,} rows, expected {rows:,}")
+    line("(c) floor: parse, explode, write", f"{seconds:9.1f} s  ({written:,} rows)")
+    return seconds
+
+
+def load(cursor: Any, label: str, fmt: str, paths: list[Path], expected: int) -> float:
+    results, seconds = timed(lambda: load_files(cursor, fmt, paths))
+    loaded = sum(result.messages for result in results)
+    if loaded != expected:
+        raise SystemExit(f"loaded {loaded:,} messages, expected {expected:,}")
+    line(label, f"{seconds:9.1f} s  ({len(results)} files, {loaded / seconds:,.0f} messages/s)")
+    return seconds
+
+
+def live_rows(cursor: Any) -> int:
+    return scalar(cursor, "select count(*) from cdc_lake.cdc_current_state where not is_deleted")
+
+
+# ---------------------------------------------------------------- workloads
+
+
+@dataclass
+class Figures:
+    """One workload's times in seconds (None: not part of that workload)."""
+
+    workload: str
+    messages: int
+    load: float
+    full: float
+    floor: float | None = None
+    incremental: float | None = None
+    idle: float | None = None
+    check: str = "-"
+
+    def ratios(self) -> dict[str, float]:
+        if self.floor is None or self.incremental is None or self.idle is None:
+            return {}
+        return {
+            "full / floor": self.full / self.floor,
+            "incremental / full": self.incremental / self.full,
+            "nothing new (s)": self.idle,
+        }
+
+
+@dataclass
+class Options:
+    messages: int
+    keys: int
+    tables: int
+    hot_updates: int
+    files: int
+    seed: int
+    formats: list[str] | None
+    check: bool
+
+
+def canal_workload(name: str, options: Options, directory: Path, cursor: Any) -> Figures:
+    """One canal workload from history to incremental runs, on the server `cursor` reaches."""
+    formats = options.formats or DEFAULT_FORMATS[name]
+    if name == "time":
+        stream: CanalStream = TimeStream(RANDOM_TABLES, options.seed)
+    else:
+        tables = options.tables if name == "tables" else RANDOM_TABLES
+        stream = RandomStream(tables, options.keys, options.seed)
+    size, seconds = timed(
+        lambda: stream.write(directory / "history", options.messages, options.files)
+    )
+    line(
+        "history",
+        f"{options.messages:,} messages over {stream.tables} tables, {options.files} files",
+    )
+    line(
+        "",
+        f"{size / 1e6:,.1f} MB, {size / options.messages:.0f} bytes/message, "
+        f"{seconds:.1f} s to write",
+    )
+    line("", stream.describe())
+    history_rows = sum(stream.row_changes.values())
+    figures = Figures(name, options.messages, 0.0, 0.0)
+    figures.load = load(
+        cursor, "(a) load the history", "canal_json", [directory / "history"], options.messages
+    )
+    dbt("dbt seed", formats, "seed")
+    figures.full = dbt("(b) full build", formats, "run", "--full-refresh")
+    print_files(cursor)
+    figures.floor = floor(cursor, history_rows)
+
+    batch = max(1, options.messages // 100)
+    stream.write(directory / "batch", batch, 1)
+    line("small load", f"{batch:,} messages (1%), {stream.describe()}")
+    load(cursor, "(d) load 1% more", "canal_json", [directory / "batch"], batch)
+    started = time.time()
+    figures.incremental = dbt("(e) incremental run", formats, "run")
+    print_files(cursor, written_since=started)
+    started = time.time()
+    figures.idle = dbt("(f) run with nothing new", formats, "run")
+    print_files(cursor, written_since=started)
+    for label, value in figures.ratios().items():
+        verdict = "ok" if value <= TARGETS[label] else "OVER TARGET"
+        line(label, f"{value:9.2f}    target <= {TARGETS[label]:g}: {verdict}")
+    if options.check:
+        figures.check = check(live_rows(cursor), stream.live_keys)
+    return figures
+
+
+def hot_workload(options: Options, directory: Path, cursor: Any) -> Figures:
+    """One key, many partial updates: the full build must fold them in linear time."""
+    formats = options.formats or DEFAULT_FORMATS["hot"]
+    path = directory / "history" / "hot.jsonl"
+    size, fields = write_hot_document(path, options.hot_updates)
+    messages = options.hot_updates + 1
+    line("history", f"1 document, {options.hot_updates:,} $set updates, {size / 1e6:,.1f} MB")
+    figures = Figures("hot", messages, 0.0, 0.0)
+    figures.load = load(cursor, "(a) load the history", "drs_mongo", [path], messages)
+    dbt("dbt seed", formats, "seed")
+    figures.full = dbt("(b) full build", formats, "run", "--full-refresh")
+    line("", f"{figures.full / options.hot_updates * 1e6:9.0f} us per update")
+    if options.check:
+        row = scalar(
+            cursor, "select to_json(row_data) from cdc_lake.cdc_current_state where not is_deleted"
+        )
+        folded = {name: value for name, value in json.loads(row).items() if name in fields}
+        figures.check = check(live_rows(cursor), 1)
+        if folded != fields:
+            line("check: folded fields", f"{folded} != expected {fields}: MISMATCH")
+            figures.check = "MISMATCH"
+    return figures
+
+
+def check(actual: int, expected: int) -> str:
+    verdict = "ok" if actual == expected else "MISMATCH"
+    line("check: live rows", f"{actual:,} in cdc_current_state, {expected:,} simulated: {verdict}")
+    return verdict
+
+
+def run_workload(name: str, options: Options, workdir: Path) -> Figures:
+    """A workload on its own server, so that no other data shares its tables or its cache."""
+    directory = workdir / name
+    port = free_port()
+    os.environ.update(
+        {
+            "CDC_LAKE_PORT": str(port),
+            "DBT_TARGET_PATH": str(directory / "target"),
+            "DBT_LOG_PATH": str(directory / "logs"),
+        }
+    )
+    print(f"\n== workload {name}", flush=True)
+    with benchmark_server(directory / "home", port), connect(port=port) as cursor:
+        if name == "hot":
+            return hot_workload(options, directory, cursor)
+        return canal_workload(name, options, directory, cursor)
+
+
+def summary(results: list[Figures]) -> None:
+    """One table of every workload, so runs at several --messages compare at a glance."""
+
+    def cell(value: float | None, digits: int = 1) -> str:
+        return "-" if value is None else f"{value:.{digits}f}"
+
+    header = ("workload", "messages", "load s", "full s", "floor s", "incr s", "idle s")
+    header += ("full/floor", "incr/full", "check")
+    rows = [header]
+    for figures in results:
+        ratios = figures.ratios()
+        rows.append(
+            (
+                figures.workload,
+                f"{figures.messages:,}",
+                *(cell(seconds) for seconds in (figures.load, figures.full, figures.floor)),
+                *(cell(seconds) for seconds in (figures.incremental, figures.idle)),
+                cell(ratios.get("full / floor"), 2),
+                cell(ratios.get("incremental / full"), 3),
+                figures.check,
+            )
+        )
+    widths = [max(len(row[column]) for row in rows) for column in range(len(header))]
+    print("\n== summary (targets: full/floor <= 10, incr/full <= 0.15, idle <= 20 s)")
+    for row in rows:
+        print("  ".join(text.rjust(width) for text, width in zip(row, widths, strict=True)))
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--workload",
+        nargs="+",
+        choices=[*WORKLOADS, "all"],
+        default=["random", "time"],
+        help="workloads to run, each on its own server (default: random time)",
+    )
+    parser.add_argument("--messages", type=int, default=1_000_000, help="canal history size")
+    parser.add_argument("--keys", type=int, default=100_000, help="key space of random/tables")
+    parser.add_argument("--tables", type=int, default=500, help="source tables of `tables`")
+    parser.add_argument("--hot-updates", type=int, default=20_000, help="updates of `hot`")
+    parser.add_argument("--files", type=int, default=10, help="files the history is written as")
+    parser.add_argument("--seed", type=int, default=10, help="seed of the simulated streams")
+    parser.add_argument(
+        "--formats",
+        nargs="+",
+        choices=sorted(FORMATS),
+        default=None,
+        help="var cdc_lake_formats (default: canal_json, or drs_mongo for hot)",
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="compare live rows with the simulated database"
+    )
+    parser.add_argument("--workdir", type=Path, default=None, help="kept; default: temporary")
+    args = parser.parse_args(argv)
+    names = list(WORKLOADS) if "all" in args.workload else list(dict.fromkeys(args.workload))
+    options = Options(
+        messages=args.messages,
+        keys=args.keys,
+        tables=args.tables,
+        hot_updates=args.hot_updates,
+        files=args.files,
+        seed=args.seed,
+        formats=args.formats,
+        check=args.check,
+    )
+
+    # A SIGTERM (a timeout, `kill`) must unwind like Ctrl-C so the server is stopped too.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="cdc-lake-bench-pipeline-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    try:
+        results = [run_workload(name, options, workdir) for name in names]
+    finally:
+        if args.workdir is None:
+            shutil.rmtree(workdir, ignore_errors=True)
+    summary(results)
+    if any(figures.check == "MISMATCH" for figures in results):
+        raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()
