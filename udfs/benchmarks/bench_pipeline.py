@@ -387,7 +387,7 @@ def dbt(label: str, formats: Sequence[str], *args: str) -> float:
         raise SystemExit(f"dbt {' '.join(args)} failed: {result.exception or failed}")
     line(label, f"{seconds:9.1f} s{note}")
     summed = sum(node.execution_time for node in nodes)
-    line("", f"{len(nodes)} nodes, {summed:.1f} s summed over 2 threads; slowest:")
+    line("", f"{len(nodes)} nodes, {summed:.1f} s summed over dbt's threads; slowest:")
     for node in sorted(nodes, key=lambda node: -node.execution_time)[:5]:
         line("", f"{node.execution_time:9.1f} s  {node.node.name}")
     return seconds
@@ -401,7 +401,10 @@ def table_files(cursor: Any, table: str) -> tuple[list[Path], int]:
     """The data files of a table (from its metastore location) and how many partitions hold
     them: what a partitioned model costs the filesystem, which grows with the source tables."""
     rows = run(cursor, f"describe formatted {table}")
-    location = next(value for name, value, _ in rows if (name or "").strip() == "Location")
+    locations = [value for name, value, _ in rows if (name or "").strip() == "Location"]
+    if not locations:  # a view, say, after a model changed its materialization
+        raise SystemExit(f"{table} has no location: not a table; its files cannot be counted")
+    location = locations[0]
     files = [
         path
         for path in Path(urlparse(location).path).rglob("*")
