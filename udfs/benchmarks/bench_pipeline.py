@@ -58,12 +58,12 @@ CANAL_WORKLOADS = ("random", "time", "tables")
 WORKLOADS = (*CANAL_WORKLOADS, "hot")
 DEFAULT_FORMATS = {"random": ["canal_json"], "time": ["canal_json"], "tables": ["canal_json"]}
 DEFAULT_FORMATS["hot"] = ["drs_mongo"]
-# The tables whose files the `tables` workload is about: the ones partitioned by
-# (table_key, key_bucket), so their file count grows with the number of source tables.
+# The tables whose files the `tables` workload is about: the log of versions and the two
+# halves of the history, whose file count must not grow with the number of source tables.
 PARTITIONED_MODELS = (
     "cdc_lake_intermediate.int_cdc__row_versions",
-    "cdc_lake.cdc_row_history",
-    "cdc_lake.cdc_current_state",
+    "cdc_lake_intermediate.int_cdc__row_history_base",
+    "cdc_lake_intermediate.int_cdc__row_history_delta",
 )
 TARGETS = {"full / floor": 10.0, "incremental / full": 0.15, "nothing new (s)": 20.0}
 # pyspark's wheel lacks hive-llap-common: a session closed on a worker thread that never
@@ -257,8 +257,7 @@ class RandomStream(CanalStream):
 
 class TimeStream(CanalStream):
     """Order tables: new orders get increasing ids and later changes hit recent orders, so
-    what is new is concentrated in time, as in most OLTP tables. The key buckets hash the
-    key, so even these changes spread over every bucket of their table."""
+    what is new is concentrated in time, as in most OLTP tables."""
 
     WEIGHTS = (("INSERT", 0.70), ("UPDATE", 0.28), ("DELETE", 0.02))
     RECENT_SHARE = 0.015  # updates and deletes pick among the latest 1.5% of a table's keys
