@@ -163,7 +163,7 @@ late_keys as (
 
     union
 
-    select
+    select /*+ broadcast(truncated_tables) */
         row_versions.table_key,
         row_versions.primary_key
 
@@ -174,9 +174,11 @@ late_keys as (
 
 ),
 
+{# Broadcast: late keys are few (none while changes arrive in order, and then Spark skips
+   the scan of the versions). #}
 late_key_versions as (
 
-    select
+    select /*+ broadcast(late_keys) */
         row_versions.*,
         false as is_seed,
         cast(null as int) as seed_version_number,
@@ -205,7 +207,8 @@ seeds as (
         stored_latest.is_deleted,
         case when stored_latest.is_deleted then stored_latest.row_data end as before_row,
         case when not stored_latest.is_deleted then stored_latest.row_data end as after_row,
-        false as is_partial,
+        {# A partial seed opens its key's fold: it overlays its whole row on nothing. #}
+        stored_latest.is_partial,
         cast(array() as array<string>) as unset_columns,  -- noqa: LT01
         stored_latest.column_types,
         stored_latest.source_format,
@@ -264,45 +267,10 @@ table_truncates as (
 
 {{ fold_row_versions('key_versions', 'table_truncates') }},
 
-{# A seed stays the stored version it stands for: only its end moves. #}
+{# A seed comes out as the stored version it stands for, its end moved. #}
 changed_rows as (
 
     select * except (is_seed) from folded_history
-    where not is_seed
-
-    union all
-
-    select
-        stored_latest.table_key,
-        stored_latest.primary_key,
-        stored_latest.primary_key_columns,
-        stored_latest.database_name,
-        stored_latest.schema_name,
-        stored_latest.table_name,
-        stored_latest.version_number,
-        stored_latest.row_data,
-        stored_latest.column_types,
-        stored_latest.op,
-        stored_latest.is_deleted,
-        stored_latest.is_partial,
-        stored_latest.valid_from,
-        folded_history.valid_to,
-        folded_history.is_current,
-        stored_latest.valid_from_ordering_key,
-        folded_history.valid_to_ordering_key,
-        stored_latest.source_format,
-        stored_latest.source_ts,
-        stored_latest.event_id,
-        stored_latest.loaded_at,
-        stored_latest.is_effective
-
-    from stored_latest
-    inner join folded_history
-        on
-            stored_latest.table_key = folded_history.table_key
-            and stored_latest.primary_key = folded_history.primary_key
-            and stored_latest.event_id = folded_history.event_id
-            and folded_history.is_seed
 
 ),
 

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import dbt_target_path, query, scalar
+from conftest import dbt_target_path, query, run_dbt, scalar
 
 from cdc_lake.client import run
 from cdc_lake.formats import FORMATS, landing_table
@@ -118,7 +118,11 @@ def test_an_update_sent_as_two_messages_is_two_change_messages(
 
 @pytest.fixture
 def probe(pipeline_build: Any, cursor: Any) -> Iterator[Any]:
-    """Runs the model's compiled SQL with some inputs replaced by temporary views."""
+    """Runs the model's compiled SQL with some inputs replaced by temporary views. Compiled as
+    the full reconciliation (`--full-refresh`: every landed message), not as the increment
+    the next run would append."""
+    compiling = run_dbt("compile", "--full-refresh", "--select", "int_cdc__message_accounting")
+    assert compiling.success, compiling.exception
     compiled = (
         dbt_target_path() / "compiled/cdc_lake/models/intermediate/int_cdc__message_accounting.sql"
     ).read_text(encoding="utf-8")
