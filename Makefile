@@ -61,7 +61,7 @@ docs: setup
 
 benchmark: setup
 	$(BIN)/python udfs/benchmarks/bench_load.py
-	$(BIN)/python udfs/benchmarks/bench_incremental.py
+	$(BIN)/python udfs/benchmarks/bench_pipeline.py --check
 
 clean:
 	-$(BIN)/cdc-lake stop
