@@ -2,7 +2,7 @@
 
 `canal_json`: the bundled sample (the first messages of Flink's canal-data.txt), the fixtures
 (value types, a key change, a table without a key, out-of-order delivery, a truncate, a
-duplicate, bad messages) and the public Canal samples of ../shared/public-cdc-samples/
+duplicate, bad messages) and the public Canal samples of udfs/tests/public_samples/
 (Flink, Flink with INIT rows, SeaTunnel, every Paimon Canal file), loaded before the one build.
 `dts_canal_json`: every example of the DTS document's Canal part (seeds/samples/) and a
 current-layout fixture; the legacy layout is covered by the dbt unit tests of
@@ -29,7 +29,7 @@ from cdc_lake.loader import load_files
 
 pytestmark = pytest.mark.spark
 
-PUBLIC = PROJECT_ROOT.parent / "shared" / "public-cdc-samples"
+PUBLIC = Path(__file__).resolve().parent / "public_samples"
 CHANGE_LOG = "cdc_lake_intermediate.int_cdc__change_log"
 CURRENT_STATE = "cdc_lake.cdc_current_state"
 MY_FORMATS = "('canal_json', 'dts_canal_json')"
@@ -87,8 +87,8 @@ EXTRA_LANDINGS.append(land_public_canal_samples)
 def require_public_samples() -> None:
     if not PUBLIC.is_dir():
         pytest.fail(
-            f"the public Canal samples are missing: {PUBLIC} (../shared/public-cdc-samples "
-            "next to the project) must exist for these tests"
+            f"the public Canal samples are missing: {PUBLIC} (bundled with the tests, "
+            "with their SOURCES.md) must exist for these tests"
         )
 
 

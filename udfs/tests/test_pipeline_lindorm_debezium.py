@@ -6,7 +6,7 @@ an HBase table with a column delete, a SQL table without a declared key, bad mes
 `debezium_json`: the bundled sample (the first lines of Flink's
 debezium-data-schema-exclude.txt), fixtures (PostgreSQL with schemas and Kafka keys, MySQL
 bare and out of order, tombstones, truncate, DDL, transaction markers, a heartbeat, bad
-messages) and public Debezium files of ../shared/public-cdc-samples/, loaded before the one
+messages) and public Debezium files of udfs/tests/public_samples/, loaded before the one
 build. Of the Paimon files only scenarios whose tables no other loaded file uses are taken (the
 others reuse `test.product` with contradicting rows); Paimon's license comment lines are left
 out, as its tests skip them; every other byte is as published.
@@ -20,13 +20,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import EXTRA_LANDINGS, PROJECT_ROOT, query
+from conftest import EXTRA_LANDINGS, query
 
 from cdc_lake.loader import load_files
 
 pytestmark = pytest.mark.spark
 
-PUBLIC = PROJECT_ROOT.parent / "shared" / "public-cdc-samples"
+PUBLIC = Path(__file__).resolve().parent / "public_samples"
 PUBLIC_DEBEZIUM_FILES = [
     "apache-flink-connector-kafka/debezium-data-schema-exclude.txt",
     "apache-flink/debezium-postgres-data-replica-identity.txt",
@@ -67,8 +67,8 @@ EXTRA_LANDINGS.append(land_public_debezium_samples)
 def public_samples() -> Path:
     if not PUBLIC.is_dir():
         pytest.fail(
-            f"the public Debezium samples are missing: {PUBLIC} (../shared/public-cdc-samples "
-            "next to the project) must exist for these tests"
+            f"the public Debezium samples are missing: {PUBLIC} (bundled with the tests, "
+            "with their SOURCES.md) must exist for these tests"
         )
     return PUBLIC
 
