@@ -64,8 +64,8 @@ classified as (
             as table_key,
         parsed.message.mysqlType as column_types,
         filter(parsed.message.pkNames, key_column -> key_column is not null) as key_names,
-        {{ canal_row_images('parsed.message.data') }} as data_images,
-        {{ canal_row_images('parsed.message.old') }} as old_images,
+        parsed.message.data as data_images,
+        parsed.message.old as old_images,
         {# Ordering fields: non-negative integers or NULL (sortable_number needs digits). #}
         case
             when try_cast(parsed.message.es as bigint) >= 0
