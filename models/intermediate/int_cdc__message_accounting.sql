@@ -3,6 +3,10 @@
     still checks their increments rather than trusting them. `dbt run --full-refresh --select
     int_cdc__message_accounting` recounts every landed message (the full reconciliation). -#}
 {%- set new_loads = loaded_since_last_run(ref('int_cdc__staged_events')) -%}
+{#- Which models hold the new event_ids is read for those only; on a first or full run that
+    is all of them, and the filter would broadcast every event_id to every task. -#}
+{%- set of_new_event_ids = 'true' if new_loads == 'true'
+    else 'event_id in (select staged_events.event_id from staged_events)' -%}
 
 {#- Every enabled format's landing table (macro cdc_formats, var cdc_lake_formats). -#}
 {%- set landing_tables = [] -%}
@@ -117,7 +121,7 @@ modelled_event_ids as (
                 '{{ destination }}' as destination,
                 event_id
             from {{ model }}
-            where event_id in (select staged_events.event_id from staged_events)
+            where {{ of_new_event_ids }}
             {% if not loop.last %}
                 union all
             {% endif %}

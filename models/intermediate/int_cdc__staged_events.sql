@@ -1,5 +1,3 @@
-{{ config(materialized="view") }}
-
 {#- Every enabled format's staging model (macro cdc_formats, var cdc_lake_formats). -#}
 {%- set staging_models = enabled_cdc_formats() | map(attribute='model') | list -%}
 
