@@ -3,108 +3,60 @@ with
 change_log as (
 
     select * from {{ ref('int_cdc__change_log') }}
+    where {{ loaded_since_last_run(ref('int_cdc__change_log')) }}
 
 ),
 
-{# Each change under the key it leaves the row with. #}
-keyed_changes as (
+{# One row per change, and a second one (`is_key_move_end`) for an update that changed the
+   key: it ends the row under its previous key. One pass over the change log rather than a
+   union of three. #}
+versions as (
 
     select
-        table_key,
-        database_name,
-        schema_name,
-        table_name,
-        primary_key_columns,
-        primary_key,
-        op,
-        op = 'delete' as is_deleted,
-        before_row,
-        after_row,
-        is_partial,
-        unset_columns,
-        column_types,
-        source_format,
-        source_ts,
-        sync_ts,
-        ordering_key,
-        event_id,
-        loaded_at
+        change_log.*,
+        key_move_end as is_key_move_end
 
     from change_log
-    where op != 'truncate'
+        lateral view explode(
+            case
+                when op != 'truncate' and previous_primary_key is not null
+                    then array(false, true)
+                else array(false)
+            end
+        ) key_move_ends as key_move_end
 
 ),
 
-{# An update that changed the key also ends the row under its previous key. #}
-key_move_ends as (
-
-    select
-        table_key,
-        database_name,
-        schema_name,
-        table_name,
-        primary_key_columns,
-        previous_primary_key as primary_key,
-        op,
-        true as is_deleted,
-        before_row,
-        cast(null as map<string, string>) as after_row,  -- noqa: LT01
-        false as is_partial,
-        unset_columns,
-        column_types,
-        source_format,
-        source_ts,
-        sync_ts,
-        ordering_key,
-        event_id,
-        loaded_at
-
-    from change_log
-    where op != 'truncate' and previous_primary_key is not null
-
-),
-
-{# A truncate belongs to no key: it is kept once per table (primary_key NULL), and the
-   history applies it to every key of the table. #}
-truncates as (
-
-    select
-        table_key,
-        database_name,
-        schema_name,
-        table_name,
-        cast(null as array<string>) as primary_key_columns,  -- noqa: LT01
-        cast(null as string) as primary_key,
-        op,
-        true as is_deleted,
-        cast(null as map<string, string>) as before_row,  -- noqa: LT01
-        cast(null as map<string, string>) as after_row,  -- noqa: LT01
-        false as is_partial,
-        unset_columns,
-        cast(null as map<string, string>) as column_types,  -- noqa: LT01
-        source_format,
-        source_ts,
-        sync_ts,
-        ordering_key,
-        event_id,
-        loaded_at
-
-    from change_log
-    where op = 'truncate'
-
-),
-
+{# Each change under the key it leaves the row with. A truncate belongs to no key: it is kept
+   once per table (primary_key NULL, no images), and the history applies it to every key of
+   the table. #}
 final as (
 
-    select * from keyed_changes
+    select
+        table_key,
+        database_name,
+        schema_name,
+        table_name,
+        case when op != 'truncate' then primary_key_columns end as primary_key_columns,
+        case
+            when is_key_move_end then previous_primary_key
+            when op != 'truncate' then primary_key
+        end as primary_key,
+        op,
+        op in ('delete', 'truncate') or is_key_move_end as is_deleted,
+        case when op != 'truncate' then before_row end as before_row,
+        case when op != 'truncate' and not is_key_move_end then after_row end as after_row,
+        is_partial and op != 'truncate' and not is_key_move_end as is_partial,
+        unset_columns,
+        case when op != 'truncate' then column_types end as column_types,
+        source_format,
+        source_ts,
+        sync_ts,
+        ordering_key,
+        event_id,
+        loaded_at
 
-    union all
-
-    select * from key_move_ends
-
-    union all
-
-    select * from truncates
+    from versions
 
 )
 
