@@ -75,9 +75,6 @@ def spark_conf(config: ServerConfig) -> dict[str, str]:
         # (not of the legacy INT96): a run that reads `loaded_at > <its watermark>` from an
         # appended table skips every older file instead of reading all of history.
         "spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
-        # The history's fold partitions every window and join by (table_key, primary_key) plus
-        # more columns: rows already spread by the first two need no second shuffle.
-        "spark.sql.requireAllClusterKeysForCoPartition": "false",
         "spark.driver.memory": "4g",
         "spark.ui.showConsoleProgress": "false",
     }
