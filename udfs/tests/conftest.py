@@ -19,6 +19,9 @@ from cdc_lake.client import connect, run
 from cdc_lake.loader import load_files
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
+# Public sample messages of other projects the tests replay (licences and provenance in
+# its SOURCES.md).
+PUBLIC_SAMPLES = Path(__file__).resolve().parent / "public_samples"
 SAMPLES = PROJECT_ROOT / "seeds" / "samples"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 # Test modules that land more files before the one `dbt build` (public sample sets, say)

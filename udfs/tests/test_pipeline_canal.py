@@ -24,12 +24,12 @@ from typing import Any
 
 import pytest
 from conftest import EXTRA_LANDINGS, PROJECT_ROOT, query
+from conftest import PUBLIC_SAMPLES as PUBLIC
 
 from cdc_lake.loader import load_files
 
 pytestmark = pytest.mark.spark
 
-PUBLIC = Path(__file__).resolve().parent / "public_samples"
 CHANGE_LOG = "cdc_lake_intermediate.int_cdc__change_log"
 CURRENT_STATE = "cdc_lake.cdc_current_state"
 MY_FORMATS = "('canal_json', 'dts_canal_json')"

@@ -21,12 +21,12 @@ from typing import Any
 
 import pytest
 from conftest import EXTRA_LANDINGS, query
+from conftest import PUBLIC_SAMPLES as PUBLIC
 
 from cdc_lake.loader import load_files
 
 pytestmark = pytest.mark.spark
 
-PUBLIC = Path(__file__).resolve().parent / "public_samples"
 PUBLIC_DEBEZIUM_FILES = [
     "apache-flink-connector-kafka/debezium-data-schema-exclude.txt",
     "apache-flink/debezium-postgres-data-replica-identity.txt",
