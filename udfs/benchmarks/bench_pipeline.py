@@ -66,9 +66,6 @@ PARTITIONED_MODELS = (
     "cdc_lake_intermediate.int_cdc__row_history_delta",
 )
 TARGETS = {"full / floor": 10.0, "incremental / full": 0.15, "nothing new (s)": 20.0}
-# pyspark's wheel lacks hive-llap-common: a session closed on a worker thread that never
-# touched Hive may fail its *close* after dbt's work succeeded (see udfs/tests/conftest.py).
-SESSION_CLOSE_BUG = "LlapSigner"
 
 # ---------------------------------------------------------------- Canal flat messages
 
@@ -374,17 +371,11 @@ def dbt(label: str, formats: Sequence[str], *args: str) -> float:
         str(PROJECT_ROOT / "profiles"),
     ]
     result, seconds = timed(lambda: dbtRunner().invoke(command))
-    note = ""
-    if not result.success and SESSION_CLOSE_BUG in str(result.exception):
-        # dbt's runs are idempotent: the re-run makes sure, and the time says it holds two.
-        result, again = timed(lambda: dbtRunner().invoke(command))
-        seconds += again
-        note = "  (includes a re-run after the Thrift session-close bug)"
     nodes = list(result.result or []) if result.exception is None else []
     failed = [node.node.name for node in nodes if node.status not in ("success", "pass")]
     if not result.success or failed:
         raise SystemExit(f"dbt {' '.join(args)} failed: {result.exception or failed}")
-    line(label, f"{seconds:9.1f} s{note}")
+    line(label, f"{seconds:9.1f} s")
     summed = sum(node.execution_time for node in nodes)
     line("", f"{len(nodes)} nodes, {summed:.1f} s summed over dbt's threads; slowest:")
     for node in sorted(nodes, key=lambda node: -node.execution_time)[:12]:

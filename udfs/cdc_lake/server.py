@@ -20,6 +20,8 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cdc_lake.hive_stubs import write_stub_classes
+
 START_TIMEOUT_S = 300.0
 STOP_TIMEOUT_S = 60.0
 
@@ -62,6 +64,8 @@ def spark_conf(config: ServerConfig) -> dict[str, str]:
             f"jdbc:derby:;databaseName={home / 'metastore_db'};create=true"
         ),
         "spark.driver.extraJavaOptions": f"-Dderby.system.home={home}",
+        # Hive classes pyspark's jars lack (hive_stubs.py says why); run_foreground writes them.
+        "spark.driver.extraClassPath": str(home / "hive-stubs"),
         "spark.local.dir": str(home / "tmp"),
         "spark.hadoop.hive.server2.thrift.bind.host": config.host,
         "spark.hadoop.hive.server2.thrift.port": str(config.port),
@@ -82,9 +86,14 @@ def spark_conf(config: ServerConfig) -> dict[str, str]:
         # Small default for one machine; AQE still coalesces. A cluster keeps Spark's own.
         defaults["spark.sql.shuffle.partitions"] = "8"
     conf = defaults | config.conf
-    java_options = "spark.driver.extraJavaOptions"
-    if java_options in config.conf:  # keep Derby's files in the home as well
-        conf[java_options] = f"{defaults[java_options]} {config.conf[java_options]}"
+    # A user's options and class path add to ours: Derby's files stay in the home, and the
+    # stubs stay on the class path.
+    for key, separator in (
+        ("spark.driver.extraJavaOptions", " "),
+        ("spark.driver.extraClassPath", os.pathsep),
+    ):
+        if key in config.conf:
+            conf[key] = f"{defaults[key]}{separator}{config.conf[key]}"
     return conf
 
 
@@ -138,6 +147,7 @@ def run_foreground(config: ServerConfig) -> None:
     if port_in_use(config.host, config.port):
         raise ServerError(_port_taken_message(config))
     config.home.mkdir(parents=True, exist_ok=True)
+    write_stub_classes(config.home.resolve() / "hive-stubs")
     # The Python workers that run the UDFs must use this interpreter (it has the package).
     os.environ["PYSPARK_PYTHON"] = sys.executable
     os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable

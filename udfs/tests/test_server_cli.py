@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from cdc_lake import server
+from cdc_lake.client import connect, run
 
 pytestmark = pytest.mark.spark
 
@@ -29,6 +30,20 @@ def test_status_of_the_running_server(spark_server: server.ServerConfig) -> None
     done = cdc_lake("status", "--home", str(spark_server.home))
     assert done.returncode == 0
     assert f"on 127.0.0.1:{spark_server.port}, accepting connections" in done.stdout
+
+
+def test_hives_function_registry_initialises(spark_server: server.ServerConfig) -> None:
+    """The Thrift server loads it when it closes some sessions; a missing class failed the close.
+
+    `reflect` runs `Class.forName`, which initialises the class the way that close does.
+    """
+    with connect(spark_server.host, spark_server.port) as cursor:
+        [[loaded]] = run(
+            cursor,
+            "select reflect('java.lang.Class', 'forName', "
+            "'org.apache.hadoop.hive.ql.exec.FunctionRegistry')",
+        )
+    assert loaded == "class org.apache.hadoop.hive.ql.exec.FunctionRegistry"
 
 
 def test_a_second_serve_on_the_same_home_is_refused(spark_server: server.ServerConfig) -> None:

@@ -46,6 +46,7 @@ def test_all_state_lives_under_the_home(tmp_path: Path) -> None:
     )
     assert f"-Dderby.system.home={tmp_path}" in conf["spark.driver.extraJavaOptions"]
     assert conf["spark.local.dir"] == str(tmp_path / "tmp")
+    assert conf["spark.driver.extraClassPath"] == str(tmp_path / "hive-stubs")
 
 
 def test_a_relative_home_becomes_absolute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -63,6 +64,16 @@ def test_conf_overrides_win(tmp_path: Path) -> None:
     }
     conf = spark_conf(ServerConfig(home=tmp_path, conf=overrides))
     assert conf | overrides == conf
+
+
+def test_a_users_java_options_and_class_path_add_to_the_servers(tmp_path: Path) -> None:
+    overrides = {
+        "spark.driver.extraJavaOptions": "-Xss4m",
+        "spark.driver.extraClassPath": "/opt/jars/extra.jar",
+    }
+    conf = spark_conf(ServerConfig(home=tmp_path, conf=overrides))
+    assert conf["spark.driver.extraJavaOptions"] == f"-Dderby.system.home={tmp_path} -Xss4m"
+    assert conf["spark.driver.extraClassPath"] == f"{tmp_path / 'hive-stubs'}:/opt/jars/extra.jar"
 
 
 @pytest.mark.parametrize("master", ["local[*]", "local[2]", "local"])
