@@ -9,7 +9,8 @@ DBT_FLAGS := --profiles-dir profiles
 .PHONY: run test setup lint format serve stop load-samples build docs benchmark clean
 
 ## run: set up, start the embedded server, load the bundled samples, dbt build, print the current state
-run: setup serve load-samples build
+run: setup serve load-samples
+	CDC_LAKE_SAMPLES=true $(DBT) build $(DBT_FLAGS)
 	@$(BIN)/cdc-lake sql "select table_key, primary_key, is_deleted, last_op, \
 	  cast(last_source_ts as string) as last_source_ts, to_json(row_data) as row_data \
 	  from cdc_lake.cdc_current_state order by table_key, primary_key"

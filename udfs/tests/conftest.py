@@ -53,6 +53,8 @@ def spark_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[server.Se
             patch.setenv("CDC_LAKE_PORT", str(config.port))
             patch.setenv("DBT_TARGET_PATH", str(dbt_dirs / "target"))
             patch.setenv("DBT_LOG_PATH", str(dbt_dirs / "logs"))
+            # The example typed model over the bundled samples is built (dbt_project.yml).
+            patch.setenv("CDC_LAKE_SAMPLES", "true")
             yield config
     finally:
         server.stop(config)

@@ -75,6 +75,21 @@ def test_build_succeeds(pipeline_build: Any) -> None:
     assert all(result.status == "pass" for result in schema_tests)
 
 
+def test_the_example_model_is_built_only_with_the_samples(
+    spark_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a deployment's own data the example's table is absent: it must not fail the build."""
+
+    def typed_models() -> list[str]:
+        listing = run_dbt("ls", "--resource-type", "model", "--select", "marts.typed", "--quiet")
+        assert listing.success, listing.exception
+        return listing.result
+
+    assert typed_models() == ["cdc_lake.marts.typed.test01__test"]
+    monkeypatch.delenv("CDC_LAKE_SAMPLES")
+    assert typed_models() == []
+
+
 def test_ddl_after_the_latest_message_adjusts_its_columns(pipeline_build: Any, cursor: Any) -> None:
     """ADD shows columns no row carries yet; DROP removes, MODIFY retypes, CHANGE renames
     (keeping the place) and retypes; columns no DDL touched keep the message's types."""
