@@ -1,10 +1,11 @@
 """The vendor formats cdc-lake knows and the landing tables their raw messages go to.
 
-One landing table per format, `cdc_raw.<format>`, with the columns of DESIGN.md plus
-`source_position`. The DDL lives here only: `cdc-lake serve` creates every landing table at
-start-up (so dbt sources always exist, even before the first load) and `cdc-lake load` uses
-the same definition. `CDC_LAKE_RAW_SCHEMA` names another landing schema (dbt's sources read
-the same variable), so that several environments, or a test, can share one server.
+One landing table per format, `cdc_raw.<format>`, with the columns the design names
+(`models/docs/_overview__docs.md`). The DDL lives here only: `cdc-lake serve` creates every
+landing table at start-up (so dbt sources always exist, even before the first load) and
+`cdc-lake load` uses the same definition. `CDC_LAKE_RAW_SCHEMA` names another landing schema
+(dbt's sources read the same variable), so that several environments, or a test, can share
+one server.
 """
 
 from __future__ import annotations

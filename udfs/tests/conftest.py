@@ -105,7 +105,7 @@ def pipeline_build(
 ) -> Any:
     """Bundled samples and the test fixtures loaded, then one `dbt build` over them all."""
     with connect(spark_server.host, spark_server.port) as thrift_cursor:
-        for sample_dir in sorted(SAMPLES.iterdir()):
+        for sample_dir in sorted(path for path in SAMPLES.iterdir() if path.is_dir()):
             load_files(thrift_cursor, sample_dir.name, [sample_dir])
         for fixture_dir in sorted(FIXTURES.iterdir()):
             load_files(thrift_cursor, fixture_dir.name, [fixture_dir])
