@@ -30,6 +30,14 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 EXTRA_LANDINGS: list[Callable[[Any, Path], None]] = []
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark `spark` every test that needs the server, however indirectly: `-m "not spark"` is
+    then the quick subset, whatever a module declares."""
+    for item in items:
+        if "spark_server" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.spark)
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
