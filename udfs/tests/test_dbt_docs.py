@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -31,3 +32,47 @@ def test_every_model_source_seed_and_column_is_described(pipeline_build: Any) ->
     assert missing == []
     models = [n for n in documented.values() if n["resource_type"] == "model"]
     assert len(models) >= 9
+
+
+def test_every_staging_model_emits_the_contract(pipeline_build: Any) -> None:
+    by_name = {result.node.name: result for result in pipeline_build.result.results}
+    check = by_name["assert_staging_models_emit_the_contract"]
+    assert check.status == "pass", check.message
+    staging = [name for name in by_name if name.startswith("stg_")]
+    assert len(staging) == 12 and set(check.node.depends_on.nodes) >= {
+        f"model.cdc_lake.{name}" for name in staging
+    }
+
+
+def compiled(jinja: str, tmp_path: Path) -> Any:
+    """The JSON a Jinja expression renders to, compiled by dbt against the session's server."""
+    result = run_dbt("compile", "--inline", jinja, "--target-path", str(tmp_path))
+    assert result.success, result.exception
+    return json.loads(result.result.results[0].node.compiled_code)
+
+
+def test_a_staging_model_that_drifts_is_told_how(tmp_path: Path) -> None:
+    contract = compiled("{{ staged_event_contract() | tojson }}", tmp_path)
+    assert contract[0] == ["event_id", "string"] and len(contract) == 35
+    drifted = [column for column in contract if column[0] != "ddl_meta"]  # one missing
+    drifted[1], drifted[2] = drifted[2], drifted[1]  # two swapped
+    drifted[-1] = ["loaded_at", "string"]  # one retyped
+    drifted.append(["vendor_field", "string"])  # one extra
+    differences = compiled(
+        f"{{{{ staging_contract_differences('stg_x', {json.dumps(drifted)}) | tojson }}}}",
+        tmp_path,
+    )
+    assert differences == [
+        ["stg_x", "ddl_meta", "missing (string)"],
+        ["stg_x", "source_format", "out of order: the contract has it after event_kind"],
+        ["stg_x", "event_kind", "out of order: the contract has it after event_id"],
+        ["stg_x", "loaded_at", "string, the contract says timestamp"],
+        ["stg_x", "vendor_field", "not in the contract"],
+    ]
+    assert (
+        compiled(
+            f"{{{{ staging_contract_differences('stg_x', {json.dumps(contract)}) | tojson }}}}",
+            tmp_path,
+        )
+        == []
+    )

@@ -1,0 +1,48 @@
+"""The places that name the formats agree, so a new format missing from one fails in seconds.
+
+The loader's registry (`formats.py`: landing tables), the dbt list (`macros/cdc_formats.sql`:
+the union of staging and the accounting), the default of var `cdc_lake_formats`, the staging
+models themselves, and the bundled samples. dbt needs its own list because its graph is fixed
+when the project is parsed, before any Python of ours runs.
+"""
+
+from __future__ import annotations
+
+import re
+
+import yaml
+from conftest import PROJECT_ROOT
+
+from cdc_lake.formats import FORMATS
+
+ENTRY = re.compile(r"'format': '([a-z0-9_]+)',\s*'source': '([a-z0-9_]+)',\s*'model': '(\w+)'")
+
+
+def dbt_formats() -> list[tuple[str, str, str]]:
+    """(format id, dbt source, staging model) of every entry of macro cdc_formats."""
+    return ENTRY.findall((PROJECT_ROOT / "macros" / "cdc_formats.sql").read_text())
+
+
+def test_the_macro_lists_the_loaders_formats() -> None:
+    assert sorted(fmt for fmt, _, _ in dbt_formats()) == sorted(FORMATS)
+
+
+def test_every_format_is_enabled_by_default() -> None:
+    project = yaml.safe_load((PROJECT_ROOT / "dbt_project.yml").read_text())
+    assert sorted(project["vars"]["cdc_lake_formats"]) == sorted(FORMATS)
+
+
+def test_every_entry_names_its_staging_model_and_source_table() -> None:
+    for fmt, source, model in dbt_formats():
+        [path] = (PROJECT_ROOT / "models" / "staging").rglob(f"{model}.sql")
+        assert path.parent.name == source, (model, source)
+        text = path.read_text()
+        assert f"is_format_enabled('{fmt}')" in text, model
+        sources = yaml.safe_load(next(path.parent.glob("_*__sources.yml")).read_text())
+        tables = {table["name"] for entry in sources["sources"] for table in entry["tables"]}
+        assert fmt in tables, (fmt, source)
+
+
+def test_every_format_has_bundled_samples() -> None:
+    samples = PROJECT_ROOT / "seeds" / "samples"
+    assert sorted(path.name for path in samples.iterdir() if path.is_dir()) == sorted(FORMATS)
