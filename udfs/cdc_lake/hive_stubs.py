@@ -50,10 +50,9 @@ def empty_interface(binary_name: str) -> bytes:
     return header + pool + body
 
 
-def write_stub_classes(folder: Path) -> Path:
-    """Write every missing interface under `folder` (a class-path root) and return it."""
+def write_stub_classes(folder: Path) -> None:
+    """Write every missing interface under `folder` (a class-path root)."""
     for binary_name in MISSING_INTERFACES:
         path = folder / (binary_name.replace(".", "/") + ".class")
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(empty_interface(binary_name))
-    return folder

@@ -52,6 +52,11 @@ class ServerConfig:
     def state_file(self) -> Path:
         return self.home / "server.json"
 
+    @property
+    def hive_stubs_dir(self) -> Path:
+        """Class-path root of the Hive classes pyspark's jars lack (hive_stubs.py)."""
+        return self.home.resolve() / "hive-stubs"
+
 
 def spark_conf(config: ServerConfig) -> dict[str, str]:
     """Spark settings of the embedded server; `--conf` values override every default."""
@@ -65,7 +70,7 @@ def spark_conf(config: ServerConfig) -> dict[str, str]:
         ),
         "spark.driver.extraJavaOptions": f"-Dderby.system.home={home}",
         # Hive classes pyspark's jars lack (hive_stubs.py says why); run_foreground writes them.
-        "spark.driver.extraClassPath": str(home / "hive-stubs"),
+        "spark.driver.extraClassPath": str(config.hive_stubs_dir),
         "spark.local.dir": str(home / "tmp"),
         "spark.hadoop.hive.server2.thrift.bind.host": config.host,
         "spark.hadoop.hive.server2.thrift.port": str(config.port),
@@ -147,7 +152,7 @@ def run_foreground(config: ServerConfig) -> None:
     if port_in_use(config.host, config.port):
         raise ServerError(_port_taken_message(config))
     config.home.mkdir(parents=True, exist_ok=True)
-    write_stub_classes(config.home.resolve() / "hive-stubs")
+    write_stub_classes(config.hive_stubs_dir)
     # The Python workers that run the UDFs must use this interpreter (it has the package).
     os.environ["PYSPARK_PYTHON"] = sys.executable
     os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable

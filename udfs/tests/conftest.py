@@ -107,6 +107,14 @@ def run_dbt(*args: str) -> Any:
     return dbtRunner().invoke(command)
 
 
+def compiled_inline(sql: str, target_path: Path) -> str:
+    """SQL with Jinja, compiled by dbt while it executes (so macros may run queries)."""
+    # A target folder of the test's own keeps the session's dbt artifacts as they were built.
+    result = run_dbt("compile", "--inline", sql, "--target-path", str(target_path))
+    assert result.success, result.exception
+    return result.result.results[0].node.compiled_code
+
+
 @pytest.fixture(scope="session")
 def pipeline_build(
     spark_server: server.ServerConfig, tmp_path_factory: pytest.TempPathFactory

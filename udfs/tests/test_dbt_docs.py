@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import dbt_target_path, run_dbt
+from conftest import compiled_inline, dbt_target_path, run_dbt
 
 pytestmark = pytest.mark.spark
 
@@ -45,10 +45,8 @@ def test_every_staging_model_emits_the_contract(pipeline_build: Any) -> None:
 
 
 def compiled(jinja: str, tmp_path: Path) -> Any:
-    """The JSON a Jinja expression renders to, compiled by dbt against the session's server."""
-    result = run_dbt("compile", "--inline", jinja, "--target-path", str(tmp_path))
-    assert result.success, result.exception
-    return json.loads(result.result.results[0].node.compiled_code)
+    """The JSON a Jinja expression renders to."""
+    return json.loads(compiled_inline(jinja, tmp_path))
 
 
 def test_a_staging_model_that_drifts_is_told_how(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import query, run_dbt
+from conftest import compiled_inline, query, run_dbt
 
 from cdc_lake.loader import load_files
 
@@ -43,14 +43,6 @@ def schema_of(cursor: Any, table_key: str) -> list[tuple]:
         order by column_position""",
     )
     return [tuple(row.values()) for row in rows]
-
-
-def compiled_inline(sql: str, target_path: Path) -> str:
-    """SQL with Jinja, compiled by dbt while it executes (so macros may run queries)."""
-    # A target folder of the test's own keeps the session's dbt artifacts as they were built.
-    result = run_dbt("compile", "--inline", sql, "--target-path", str(target_path))
-    assert result.success, result.exception
-    return result.result.results[0].node.compiled_code
 
 
 def typed_table(cursor: Any, sql: str) -> tuple[list[tuple[str, str]], list[dict[str, Any]]]:
