@@ -14,13 +14,21 @@
     version and column are sorted once by position, and each probe reads the last write
     before it. Linear in the versions times the segment's columns, where re-folding every
     earlier version for each version would be quadratic in a hot key's versions.
+
+    `has_truncates` and `has_partial_changes` false (the caller asked the data) leave those
+    parts out of the plan: without partial changes each version's row is its own image, and
+    the column-by-column fold with its join, every version's largest cost, is not needed.
 #}
-{% macro fold_row_versions(key_versions, table_truncates) -%}
+{% macro fold_row_versions(
+    key_versions, table_truncates, has_truncates=true, has_partial_changes=true
+) -%}
 
 {%- set no_writes = (
     'cast(array() as array<struct<write_order: int, column_name: string, '
     ~ 'column_value: string, is_unset: boolean>>)'
 ) %}
+
+{%- if has_truncates %}
 
 fold_row_keys as (
 
@@ -68,6 +76,7 @@ fold_truncate_versions as (
             and table_truncates.ordering_key > fold_row_keys.first_ordering_key
 
 ),
+{%- endif %}
 
 {# Both inputs by name: the union is by position. #}
 fold_all_versions as (
@@ -96,6 +105,7 @@ fold_all_versions as (
         seed_version_number,
         seed_valid_from
     from {{ key_versions }}
+    {%- if has_truncates %}
 
     union all
 
@@ -123,6 +133,7 @@ fold_all_versions as (
         seed_version_number,
         seed_valid_from
     from fold_truncate_versions
+    {%- endif %}
 
 ),
 
@@ -133,6 +144,7 @@ fold_checked_versions as (
 
     select
         *,
+        {% if has_truncates -%}
         is_seed or not (
             op = 'truncate'
             and coalesce(
@@ -142,10 +154,14 @@ fold_checked_versions as (
                 true
             )
         ) as is_effective
+        {%- else -%}
+        true as is_effective
+        {%- endif %}
 
     from fold_all_versions
 
 ),
+{%- if has_partial_changes %}
 
 fold_segmented_versions as (
 
@@ -345,6 +361,19 @@ fold_folded_versions as (
             and fold_positioned_versions.segment_position = fold_partial_rows.segment_position
 
 ),
+
+{%- else %}
+
+fold_folded_versions as (
+
+    select
+        *,
+        coalesce(after_row, before_row) as folded_row
+
+    from fold_checked_versions
+
+),
+{%- endif %}
 
 {# A truncate, or a delete that sent no before image, shows the row as it found it. #}
 fold_filled_versions as (

@@ -39,7 +39,14 @@ table_truncates as (
 
 ),
 
-{{ fold_row_versions('key_versions', 'table_truncates') }},
+{#- The versions as a whole decide what the fold needs (a probe each, answered mostly from
+    parquet statistics). -#}
+{{ fold_row_versions(
+    'key_versions',
+    'table_truncates',
+    has_truncates=has_rows(ref('int_cdc__row_versions'), "op = 'truncate'"),
+    has_partial_changes=has_rows(ref('int_cdc__row_versions'), 'is_partial'),
+) }},
 
 {# The newest load folded in: what later runs compare against. #}
 built_through as (

@@ -2,7 +2,14 @@
     the little cdc_table_schemas needs: each table's latest change (where it lives, its key),
     its latest change that sends column types, and, from changes that send none, the latest
     sighting of each column in a row image. cdc_table_schemas reads these few rows, not the
-    change log. -#}
+    change log.
+    Aggregates, not windows: each task keeps the latest row per group before anything moves,
+    so a run shuffles a few rows per table instead of every change (and every column of every
+    image), in one pass: the row images of one table mostly share their column list, so the
+    latest change per (table, column list) is found first and only those few lists are
+    exploded. -#}
+{%- set newest_first = 'struct(ordering_key, event_id)' -%}
+
 with
 
 row_changes as (
@@ -12,119 +19,119 @@ row_changes as (
 
 ),
 
-latest_changes as (
-
-    {{ deduplicate(
-        'row_changes',
-        partition_by='table_key',
-        order_by='ordering_key desc, event_id desc',
-    ) }}
-
-),
-
-typed_changes as (
-
-    select * from row_changes
-    where size(column_types) > 0
-
-),
-
-latest_typed_changes as (
-
-    {{ deduplicate(
-        'typed_changes',
-        partition_by='table_key',
-        order_by='ordering_key desc, event_id desc',
-    ) }}
-
-),
-
-image_columns as (
+{# One pass over the changes: per table and image column list (NULL for changes that send
+   column types), the latest change, the latest that sends types, and the latest without. #}
+change_groups as (
 
     select
-        row_changes.table_key,
-        image_columns.column_name,
-        image_columns.column_index,
-        row_changes.ordering_key,
-        row_changes.event_id,
-        row_changes.source_ts,
-        row_changes.loaded_at
+        table_key,
+        case
+            when coalesce(size(column_types), 0) <= 0
+                then array_distinct(concat(
+                    coalesce(map_keys(after_row), array()),
+                    coalesce(map_keys(before_row), array())
+                ))
+        end as column_names,
+        max_by(
+            struct(
+                database_name,
+                schema_name,
+                table_name,
+                db_type,
+                primary_key_columns,
+                column_types,
+                ordering_key,
+                event_id,
+                source_ts,
+                loaded_at
+            ),
+            {{ newest_first }}
+        ) as latest
 
     from row_changes
-        lateral view posexplode(array_distinct(concat(
-            coalesce(map_keys(row_changes.after_row), array()),
-            coalesce(map_keys(row_changes.before_row), array())
-        ))) image_columns as column_index, column_name
-    where coalesce(size(row_changes.column_types), 0) <= 0
+    group by 1, 2
 
 ),
 
-latest_image_columns as (
+{# Each group stands for the table (its latest change), for its types when its changes send
+   them, and for each column of its image list. #}
+candidates as (
 
-    {{ deduplicate(
-        'image_columns',
-        partition_by='table_key, column_name',
-        order_by='ordering_key desc, event_id desc',
-    ) }}
+    select
+        change_groups.table_key,
+        candidate.*
+
+    from change_groups
+        lateral view inline(concat(
+            array(named_struct(
+                'sighting', 'table',
+                'column_name', cast(null as string),
+                'column_index', cast(null as int),
+                'latest', change_groups.latest
+            )),
+            case
+                when change_groups.column_names is null
+                    then array(named_struct(
+                        'sighting', 'typed',
+                        'column_name', cast(null as string),
+                        'column_index', cast(null as int),
+                        'latest', change_groups.latest
+                    ))
+                else array()
+            end,
+            coalesce(
+                transform(
+                    change_groups.column_names,
+                    (column_name, column_index) -> named_struct(
+                        'sighting', 'column',
+                        'column_name', column_name,
+                        'column_index', column_index,
+                        'latest', change_groups.latest
+                    )
+                ),
+                array()
+            )
+        )) candidate
+
+),
+
+latest_sightings as (
+
+    select
+        sighting,
+        table_key,
+        column_name,
+        max_by(
+            struct(column_index, latest),
+            struct(latest.ordering_key, latest.event_id)
+        ) as sighted
+
+    from candidates
+    group by sighting, table_key, column_name
 
 ),
 
 final as (
 
     select
-        'table' as sighting,
+        sighting,
         table_key,
-        database_name,
-        schema_name,
-        table_name,
-        db_type,
-        primary_key_columns,
-        cast(null as map<string, string>) as column_types,  -- noqa: LT01
-        cast(null as string) as column_name,  -- noqa: RF04
-        cast(null as int) as column_index,
-        ordering_key,
-        event_id,
-        source_ts,
-        loaded_at
-    from latest_changes
-
-    union all
-
-    select
-        'typed' as sighting,
-        table_key,
-        database_name,
-        schema_name,
-        table_name,
-        db_type,
-        primary_key_columns,
-        column_types,
-        cast(null as string) as column_name,  -- noqa: RF04
-        cast(null as int) as column_index,
-        ordering_key,
-        event_id,
-        source_ts,
-        loaded_at
-    from latest_typed_changes
-
-    union all
-
-    select
-        'column' as sighting,
-        table_key,
-        cast(null as string) as database_name,
-        cast(null as string) as schema_name,  -- noqa: RF04
-        cast(null as string) as table_name,  -- noqa: RF04
-        cast(null as string) as db_type,
-        cast(null as array<string>) as primary_key_columns,  -- noqa: LT01
-        cast(null as map<string, string>) as column_types,  -- noqa: LT01
+        {# What a `column` sighting says of its table is in the `table` one. #}
+        case when sighting != 'column' then sighted.latest.database_name end as database_name,
+        case when sighting != 'column' then sighted.latest.schema_name end as schema_name,
+        case when sighting != 'column' then sighted.latest.table_name end as table_name,
+        case when sighting != 'column' then sighted.latest.db_type end as db_type,
+        case when sighting != 'column' then sighted.latest.primary_key_columns end
+            as primary_key_columns,
+        case when sighting = 'typed' then sighted.latest.column_types end as column_types,
         column_name,
-        column_index,
-        ordering_key,
-        event_id,
-        source_ts,
-        loaded_at
-    from latest_image_columns
+        sighted.column_index,
+        sighted.latest.ordering_key,
+        sighted.latest.event_id,
+        sighted.latest.source_ts,
+        sighted.latest.loaded_at
+
+    from latest_sightings
 
 )
 
