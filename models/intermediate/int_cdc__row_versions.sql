@@ -3,7 +3,6 @@ with
 change_log as (
 
     select * from {{ ref('int_cdc__change_log') }}
-    where {{ loaded_since_last_run(ref('int_cdc__change_log')) }}
 
 ),
 

@@ -58,10 +58,9 @@ CANAL_WORKLOADS = ("random", "time", "tables")
 WORKLOADS = (*CANAL_WORKLOADS, "hot")
 DEFAULT_FORMATS = {"random": ["canal_json"], "time": ["canal_json"], "tables": ["canal_json"]}
 DEFAULT_FORMATS["hot"] = ["drs_mongo"]
-# The tables whose files the `tables` workload is about: the log of versions and the two
-# halves of the history, whose file count must not grow with the number of source tables.
+# The tables whose files the `tables` workload is about: the two halves of the history,
+# whose file count must not grow with the number of source tables.
 PARTITIONED_MODELS = (
-    "cdc_lake_intermediate.int_cdc__row_versions",
     "cdc_lake_intermediate.int_cdc__row_history_base",
     "cdc_lake_intermediate.int_cdc__row_history_delta",
 )
