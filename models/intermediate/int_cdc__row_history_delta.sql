@@ -33,6 +33,10 @@ select * from {{ base }}
 where false
 
 {%- else %}
+{#- Whether any version is a truncate or a partial change (probes answered mostly from
+    parquet statistics): without, those parts of the query are left out of its plan. -#}
+{%- set has_truncates = has_rows(row_versions_relation, "op = 'truncate'") -%}
+{%- set has_partial_changes = has_rows(row_versions_relation, 'is_partial') %}
 
 with
 
@@ -63,12 +67,15 @@ new_versions as (
 
 ),
 
+{%- if has_truncates %}
+
 truncates as (
 
     select * from row_versions
     where op = 'truncate'
 
 ),
+{%- endif %}
 
 touched_keys as (
 
@@ -119,6 +126,8 @@ stored_latest as (
 
 ),
 
+{%- if has_truncates %}
+
 table_last_truncates as (
 
     select
@@ -136,6 +145,7 @@ truncated_tables as (
     where op = 'truncate'
 
 ),
+{%- endif %}
 
 {# Refolded from all their versions: keys with a change older than what is stored or than a
    truncate of their table, and every key of a table truncated now. #}
@@ -150,14 +160,17 @@ late_keys as (
         on
             touched_keys.table_key = stored_latest.table_key
             and touched_keys.primary_key = stored_latest.primary_key
+    {%- if has_truncates %}
     left join table_last_truncates
         on touched_keys.table_key = table_last_truncates.table_key
+    {%- endif %}
     where
         (
             stored_latest.event_id is not null
             and struct(stored_latest.valid_from_ordering_key, stored_latest.event_id)
             > touched_keys.first_new_version
         )
+        {%- if has_truncates %}
         or table_last_truncates.last_truncate_ordering_key
         > touched_keys.first_new_version.ordering_key
 
@@ -171,6 +184,7 @@ late_keys as (
     left semi join truncated_tables
         on row_versions.table_key = truncated_tables.table_key
     where row_versions.op != 'truncate'
+    {%- endif %}
 
 ),
 
@@ -256,6 +270,8 @@ key_versions as (
 
 ),
 
+{%- if has_truncates %}
+
 table_truncates as (
 
     select * from truncates
@@ -264,8 +280,14 @@ table_truncates as (
         or table_key in (select truncated_tables.table_key from truncated_tables)
 
 ),
+{%- endif %}
 
-{{ fold_row_versions('key_versions', 'table_truncates') }},
+{{ fold_row_versions(
+    'key_versions',
+    'table_truncates',
+    has_truncates=has_truncates,
+    has_partial_changes=has_partial_changes,
+) }},
 
 {# A seed comes out as the stored version it stands for, its end moved. #}
 changed_rows as (
