@@ -41,10 +41,14 @@ PRICES_TABLE_KEY = "shop.prices"
 MARTS = ["--select", "+cdc_current_state"]
 # The batches never compact by size, so every run after the first writes a history delta;
 # one run in between compacts on demand (the test crosses a compaction).
-DELTAS_ONLY = ["--vars", "{cdc_lake_compaction_ratio: 1000}"]
-COMPACT = ["--vars", "{cdc_lake_compaction_ratio: 1000, cdc_lake_compact: true}"]
+DELTAS_ONLY = {"cdc_lake_compaction_ratio": 1000}
+COMPACT = {"cdc_lake_compaction_ratio": 1000, "cdc_lake_compact": True}
 COMPACT_AFTER_BATCH = 1
 DELTA = "gen_batches_intermediate.int_cdc__row_history_delta"
+# The DataWorks table alone: no truncate and no partial change, so the history's fold leaves
+# those parts out of its plan (macro has_rows); it must come to the same rows.
+PLAIN_FORMATS = ["dataworks_json"]
+FOLD_PARTS = ("fold_truncate_versions", "fold_column_writes")
 
 
 @dataclass
@@ -399,49 +403,100 @@ def snapshot(cursor: Any, schema: str) -> dict[str, list[tuple]]:
     }
 
 
-@pytest.fixture(scope="module")
-def generated_pipelines(
-    spark_server: Any, tmp_path_factory: pytest.TempPathFactory
+def dbt_vars(values: dict[str, Any], formats: list[str] | None) -> list[str]:
+    """`--vars` of one run: `values`, and the formats the pipeline reads when not all."""
+    if formats is not None:
+        values = values | {"cdc_lake_formats": formats}
+    return ["--vars", json.dumps(values)]
+
+
+def load_batch(cursor: Any, batch_files: dict[str, Path], formats: list[str] | None) -> None:
+    """Lands a batch's files, those of `formats` only when given."""
+    for fmt, path in batch_files.items():
+        if formats is None or fmt in formats:
+            load_files(cursor, fmt, [path])
+
+
+def fold_parts(target: Path, model: str) -> set[str]:
+    """Which optional parts of the fold the last compiled SQL of `model` holds."""
+    compiled = target / f"compiled/cdc_lake/models/intermediate/{model}.sql"
+    sql = compiled.read_text(encoding="utf-8")
+    return {part for part in FOLD_PARTS if part in sql}
+
+
+def run_pipelines(
+    cursor: Any, files: list[dict[str, Path]], work: Path, name: str, formats: list[str] | None
 ) -> dict[str, Any]:
-    """The generated stream run batch by batch (schema gen_batches), then all at once with
-    --full-refresh (schema gen_full); the snapshots taken after each run of the batches."""
+    """The batches run one by one (schema <name>_batches), then all at once with
+    --full-refresh (schema <name>_full); the snapshots taken after each run of the batches,
+    and the fold parts each delta was planned with."""
+    snapshots = []
+    delta_parts = []
+    with environment(f"{name}_raw_batches", f"{name}_batches", work / f"target-{name}-batches"):
+        start_pipeline(cursor)
+        for number, batch_files in enumerate(files):
+            load_batch(cursor, batch_files, formats)
+            dbt_run("run", *MARTS, *dbt_vars(DELTAS_ONLY, formats))
+            snapshots.append(snapshot(cursor, f"{name}_batches"))
+            if number > 0:
+                target = work / f"target-{name}-batches"
+                delta_parts.append(fold_parts(target, "int_cdc__row_history_delta"))
+            if number == COMPACT_AFTER_BATCH:
+                dbt_run("run", *MARTS, *dbt_vars(COMPACT, formats))  # nothing new, compacted
+                compacted = snapshot(cursor, f"{name}_batches")
+                delta = f"{name}_batches_intermediate.int_cdc__row_history_delta"
+                assert scalar(cursor, f"select count(*) from {delta}") == 0
+        dbt_run("run", *MARTS, *dbt_vars(DELTAS_ONLY, formats))  # nothing new
+        snapshots.append(snapshot(cursor, f"{name}_batches"))
+        delta_rows = scalar(
+            cursor, f"select count(*) from {name}_batches_intermediate.int_cdc__row_history_delta"
+        )
+    with environment(f"{name}_raw_full", f"{name}_full", work / f"target-{name}-full"):
+        start_pipeline(cursor)
+        for batch_files in files:
+            load_batch(cursor, batch_files, formats)
+        dbt_run("run", *MARTS, "--full-refresh", *dbt_vars({}, formats))
+        full = snapshot(cursor, f"{name}_full")
+        base_parts = fold_parts(work / f"target-{name}-full", "int_cdc__row_history_base")
+    return {
+        "batch_snapshots": snapshots,
+        "compacted": compacted,
+        "delta_rows": delta_rows,
+        "full": full,
+        "delta_parts": delta_parts,
+        "base_parts": base_parts,
+    }
+
+
+@pytest.fixture(scope="module")
+def generated_stream(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The simulated source, its deliveries in batches, and the batches' files."""
     rng = random.Random(SEED)
     source = simulate(rng)
     batches = deliveries(source.messages, rng)
     work = tmp_path_factory.mktemp("generated")
     offsets: dict[str, int] = {}
     files = [write_batch(batch, work / f"batch-{n}", offsets) for n, batch in enumerate(batches)]
-    snapshots = []
+    return {"source": source, "messages": batches, "files": files, "work": work}
+
+
+@pytest.fixture(scope="module")
+def generated_pipelines(spark_server: Any, generated_stream: dict[str, Any]) -> dict[str, Any]:
+    """Every format of the generated stream, batch by batch and as one full refresh."""
     with connect(spark_server.host, spark_server.port) as cursor:
-        with environment("gen_raw_batches", "gen_batches", work / "target-batches"):
-            start_pipeline(cursor)
-            for number, batch_files in enumerate(files):
-                for fmt, path in batch_files.items():
-                    load_files(cursor, fmt, [path])
-                dbt_run("run", *MARTS, *DELTAS_ONLY)
-                snapshots.append(snapshot(cursor, "gen_batches"))
-                if number == COMPACT_AFTER_BATCH:
-                    dbt_run("run", *MARTS, *COMPACT)  # nothing new, compacted
-                    compacted = snapshot(cursor, "gen_batches")
-                    assert scalar(cursor, f"select count(*) from {DELTA}") == 0
-            dbt_run("run", *MARTS, *DELTAS_ONLY)  # nothing new
-            snapshots.append(snapshot(cursor, "gen_batches"))
-            delta_rows = scalar(cursor, f"select count(*) from {DELTA}")
-        with environment("gen_raw_full", "gen_full", work / "target-full"):
-            start_pipeline(cursor)
-            for batch_files in files:
-                for fmt, path in batch_files.items():
-                    load_files(cursor, fmt, [path])
-            dbt_run("run", *MARTS, "--full-refresh")
-            full = snapshot(cursor, "gen_full")
-    return {
-        "source": source,
-        "batch_snapshots": snapshots,
-        "compacted": compacted,
-        "delta_rows": delta_rows,
-        "full": full,
-        "messages": batches,
-    }
+        built = run_pipelines(
+            cursor, generated_stream["files"], generated_stream["work"], "gen", None
+        )
+    return built | {"source": generated_stream["source"], "messages": generated_stream["messages"]}
+
+
+@pytest.fixture(scope="module")
+def plain_pipelines(spark_server: Any, generated_stream: dict[str, Any]) -> dict[str, Any]:
+    """The DataWorks table of the same stream alone, batch by batch and as a full refresh."""
+    with connect(spark_server.host, spark_server.port) as cursor:
+        return run_pipelines(
+            cursor, generated_stream["files"], generated_stream["work"], "plain", PLAIN_FORMATS
+        )
 
 
 def test_the_stream_mixes_every_case(generated_pipelines: dict[str, Any]) -> None:
@@ -543,3 +598,35 @@ def test_current_state_is_what_the_source_holds(
     assert {r["primary_key"] for r in rows if r["table_key"] == DOCS_TABLE_KEY} == {
         json.dumps([k]) for k in source.docs_seen
     }
+
+
+def test_a_stream_without_truncates_or_partial_changes_folds_the_same(
+    plain_pipelines: dict[str, Any], generated_pipelines: dict[str, Any], cursor: Any
+) -> None:
+    """The fold planned without its truncate and partial-change parts (a stream that has
+    neither) gives, batch by batch across a compaction, what one full refresh gives, and the
+    table's rows are what the source holds; the whole stream is planned with both parts."""
+    assert plain_pipelines["base_parts"] == set()
+    assert plain_pipelines["delta_parts"] and all(
+        parts == set() for parts in plain_pipelines["delta_parts"]
+    )
+    assert generated_pipelines["base_parts"] == set(FOLD_PARTS)
+    batched = plain_pipelines["batch_snapshots"][-1]
+    full = plain_pipelines["full"]
+    assert batched == full
+    assert plain_pipelines["compacted"] == plain_pipelines["batch_snapshots"][COMPACT_AFTER_BATCH]
+    assert plain_pipelines["delta_rows"] > 0
+    source: SourceDatabase = generated_pipelines["source"]
+    rows = query(
+        cursor,
+        """
+        select table_key, primary_key, to_json(row_data) as row_data
+        from plain_full.cdc_current_state
+        where not is_deleted""",
+    )
+    assert {row["table_key"] for row in rows} == {PRICES_TABLE_KEY}
+    live_prices = {
+        json.dumps([str(k)]): {c: str(v) for c, v in row.items()}
+        for k, row in source.prices.items()
+    }
+    assert {row["primary_key"]: json.loads(row["row_data"]) for row in rows} == live_prices
