@@ -28,7 +28,7 @@
     ~ 'column_value: string, is_unset: boolean>>)'
 ) %}
 
-{%- if has_truncates %}
+    {%- if has_truncates %}
 
 fold_row_keys as (
 
@@ -76,9 +76,9 @@ fold_truncate_versions as (
             and table_truncates.ordering_key > fold_row_keys.first_ordering_key
 
 ),
-{%- endif %}
+    {%- endif %}
 
-{# Both inputs by name: the union is by position. #}
+    {# Both inputs by name: the union is by position. #}
 fold_all_versions as (
 
     select
@@ -105,7 +105,7 @@ fold_all_versions as (
         seed_version_number,
         seed_valid_from
     from {{ key_versions }}
-    {%- if has_truncates %}
+    {% if has_truncates %}
 
     union all
 
@@ -133,7 +133,7 @@ fold_all_versions as (
         seed_version_number,
         seed_valid_from
     from fold_truncate_versions
-    {%- endif %}
+{% endif %}
 
 ),
 
@@ -144,7 +144,7 @@ fold_checked_versions as (
 
     select
         *,
-        {% if has_truncates -%}
+{% if has_truncates %}
         is_seed or not (
             op = 'truncate'
             and coalesce(
@@ -154,14 +154,14 @@ fold_checked_versions as (
                 true
             )
         ) as is_effective
-        {%- else -%}
+{% else %}
         true as is_effective
-        {%- endif %}
+{% endif %}
 
     from fold_all_versions
 
 ),
-{%- if has_partial_changes %}
+    {%- if has_partial_changes %}
 
 fold_segmented_versions as (
 
@@ -373,9 +373,9 @@ fold_folded_versions as (
     from fold_checked_versions
 
 ),
-{%- endif %}
+    {%- endif %}
 
-{# A truncate, or a delete that sent no before image, shows the row as it found it. #}
+    {# A truncate, or a delete that sent no before image, shows the row as it found it. #}
 fold_filled_versions as (
 
     select

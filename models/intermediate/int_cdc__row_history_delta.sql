@@ -156,22 +156,26 @@ late_keys as (
         touched_keys.primary_key
 
     from touched_keys
-    left join stored_latest
+    inner join stored_latest
         on
             touched_keys.table_key = stored_latest.table_key
             and touched_keys.primary_key = stored_latest.primary_key
-    {%- if has_truncates %}
-    left join table_last_truncates
-        on touched_keys.table_key = table_last_truncates.table_key
-    {%- endif %}
     where
-        (
-            stored_latest.event_id is not null
-            and struct(stored_latest.valid_from_ordering_key, stored_latest.event_id)
-            > touched_keys.first_new_version
-        )
-        {%- if has_truncates %}
-        or table_last_truncates.last_truncate_ordering_key
+        struct(stored_latest.valid_from_ordering_key, stored_latest.event_id)
+        > touched_keys.first_new_version
+    {% if has_truncates %}
+
+    union
+
+    select
+        touched_keys.table_key,
+        touched_keys.primary_key
+
+    from touched_keys
+    inner join table_last_truncates
+        on touched_keys.table_key = table_last_truncates.table_key
+    where
+        table_last_truncates.last_truncate_ordering_key
         > touched_keys.first_new_version.ordering_key
 
     union
@@ -184,7 +188,7 @@ late_keys as (
     left semi join truncated_tables
         on row_versions.table_key = truncated_tables.table_key
     where row_versions.op != 'truncate'
-    {%- endif %}
+    {% endif %}
 
 ),
 

@@ -49,7 +49,7 @@ change_groups as (
         ) as latest
 
     from row_changes
-    group by 1, 2
+    group by table_key, column_names
 
 ),
 
@@ -82,10 +82,10 @@ candidates as (
             coalesce(
                 transform(
                     change_groups.column_names,
-                    (column_name, column_index) -> named_struct(
+                    (image_column, image_position) -> named_struct(
                         'sighting', 'column',
-                        'column_name', column_name,
-                        'column_index', column_index,
+                        'column_name', image_column,
+                        'column_index', image_position,
                         'latest', change_groups.latest
                     )
                 ),
@@ -118,8 +118,10 @@ final as (
         table_key,
         {# What a `column` sighting says of its table is in the `table` one. #}
         case when sighting != 'column' then sighted.latest.database_name end as database_name,
-        case when sighting != 'column' then sighted.latest.schema_name end as schema_name,
-        case when sighting != 'column' then sighted.latest.table_name end as table_name,
+        case when sighting != 'column' then sighted.latest.schema_name end
+            as schema_name,  -- noqa: RF04
+        case when sighting != 'column' then sighted.latest.table_name end
+            as table_name,  -- noqa: RF04
         case when sighting != 'column' then sighted.latest.db_type end as db_type,
         case when sighting != 'column' then sighted.latest.primary_key_columns end
             as primary_key_columns,
