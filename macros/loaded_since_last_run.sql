@@ -15,9 +15,8 @@
             from {{ this }}
         {%- endset -%}
         {%- set newest = run_query(newest_sql).columns[0].values()[0] -%}
-        {%- set probe_sql = 'select 1 from ' ~ relation ~ ' where ' ~ column
-            ~ " > timestamp'" ~ newest ~ "' limit 1" -%}
-        {%- set has_newer = newest is none or run_query(probe_sql) | length > 0 -%}
+        {%- set has_newer = newest is none
+            or has_rows(relation, column ~ " > timestamp'" ~ newest ~ "'") -%}
     {%- endif -%}
     {%- if not has_newer -%}
         false

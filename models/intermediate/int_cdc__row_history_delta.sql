@@ -17,10 +17,7 @@
     {%- set own_generations = partition_generations(this) if is_incremental() else [] -%}
     {%- set covered_through = ([base_generation] + own_generations) | max -%}
     {%- set condition = 'loaded_at > timestamp_micros(' ~ covered_through ~ ')' -%}
-    {%- set probe_sql -%}
-        select 1 from {{ row_versions_relation }} where {{ condition }} limit 1
-    {%- endset -%}
-    {%- if run_query(probe_sql) | length > 0 -%}
+    {%- if has_rows(row_versions_relation, condition) -%}
         {%- set new_versions_condition = condition -%}
     {%- endif -%}
 {%- endif -%}
