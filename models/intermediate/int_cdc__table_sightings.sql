@@ -8,8 +8,6 @@
     image), in one pass: the row images of one table mostly share their column list, so the
     latest change per (table, column list) is found first and only those few lists are
     exploded. -#}
-{%- set newest_first = 'struct(ordering_key, event_id)' -%}
-
 with
 
 row_changes as (
@@ -19,8 +17,8 @@ row_changes as (
 
 ),
 
-{# One pass over the changes: per table and image column list (NULL for changes that send
-   column types), the latest change, the latest that sends types, and the latest without. #}
+{# One pass over the changes: the latest change per table and image column list (the list
+   is NULL for changes that send column types). #}
 change_groups as (
 
     select
@@ -45,7 +43,7 @@ change_groups as (
                 source_ts,
                 loaded_at
             ),
-            {{ newest_first }}
+            struct(ordering_key, event_id)
         ) as latest
 
     from row_changes
