@@ -44,7 +44,6 @@ MARTS = ["--select", "+cdc_current_state"]
 DELTAS_ONLY = {"cdc_lake_compaction_ratio": 1000}
 COMPACT = {"cdc_lake_compaction_ratio": 1000, "cdc_lake_compact": True}
 COMPACT_AFTER_BATCH = 1
-DELTA = "gen_batches_intermediate.int_cdc__row_history_delta"
 # The DataWorks table alone: no truncate and no partial change, so the history's fold leaves
 # those parts out of its plan (macro has_rows); it must come to the same rows.
 PLAIN_FORMATS = ["dataworks_json"]
@@ -432,6 +431,7 @@ def run_pipelines(
     and the fold parts each delta was planned with."""
     snapshots = []
     delta_parts = []
+    delta = f"{name}_batches_intermediate.int_cdc__row_history_delta"
     with environment(f"{name}_raw_batches", f"{name}_batches", work / f"target-{name}-batches"):
         start_pipeline(cursor)
         for number, batch_files in enumerate(files):
@@ -444,13 +444,10 @@ def run_pipelines(
             if number == COMPACT_AFTER_BATCH:
                 dbt_run("run", *MARTS, *dbt_vars(COMPACT, formats))  # nothing new, compacted
                 compacted = snapshot(cursor, f"{name}_batches")
-                delta = f"{name}_batches_intermediate.int_cdc__row_history_delta"
                 assert scalar(cursor, f"select count(*) from {delta}") == 0
         dbt_run("run", *MARTS, *dbt_vars(DELTAS_ONLY, formats))  # nothing new
         snapshots.append(snapshot(cursor, f"{name}_batches"))
-        delta_rows = scalar(
-            cursor, f"select count(*) from {name}_batches_intermediate.int_cdc__row_history_delta"
-        )
+        delta_rows = scalar(cursor, f"select count(*) from {delta}")
     with environment(f"{name}_raw_full", f"{name}_full", work / f"target-{name}-full"):
         start_pipeline(cursor)
         for batch_files in files:
@@ -497,6 +494,12 @@ def plain_pipelines(spark_server: Any, generated_stream: dict[str, Any]) -> dict
         return run_pipelines(
             cursor, generated_stream["files"], generated_stream["work"], "plain", PLAIN_FORMATS
         )
+
+
+def live_rows(rows: dict[int, dict[str, Any]]) -> dict[str, dict[str, str]]:
+    """A simulated MySQL table's live rows as cdc_current_state shows them: by primary key
+    (JSON), every value as text."""
+    return {json.dumps([str(k)]): {c: str(v) for c, v in row.items()} for k, row in rows.items()}
 
 
 def test_the_stream_mixes_every_case(generated_pipelines: dict[str, Any]) -> None:
@@ -567,9 +570,7 @@ def test_current_state_is_what_the_source_holds(
         from gen_full.cdc_current_state
         where table_key in ('{ITEMS_TABLE_KEY}', '{DOCS_TABLE_KEY}', '{PRICES_TABLE_KEY}')""",
     )
-    live_items = {
-        json.dumps([str(k)]): {c: str(v) for c, v in row.items()} for k, row in source.items.items()
-    }
+    live_items = live_rows(source.items)
     got_items = {
         r["primary_key"]: json.loads(r["row_data"])
         for r in rows
@@ -585,10 +586,7 @@ def test_current_state_is_what_the_source_holds(
         if r["table_key"] == DOCS_TABLE_KEY and not r["is_deleted"]
     }
     assert got_docs == live_docs
-    live_prices = {
-        json.dumps([str(k)]): {c: str(v) for c, v in row.items()}
-        for k, row in source.prices.items()
-    }
+    live_prices = live_rows(source.prices)
     got_prices = {
         r["primary_key"]: json.loads(r["row_data"])
         for r in rows
@@ -625,8 +623,5 @@ def test_a_stream_without_truncates_or_partial_changes_folds_the_same(
         where not is_deleted""",
     )
     assert {row["table_key"] for row in rows} == {PRICES_TABLE_KEY}
-    live_prices = {
-        json.dumps([str(k)]): {c: str(v) for c, v in row.items()}
-        for k, row in source.prices.items()
-    }
+    live_prices = live_rows(source.prices)
     assert {row["primary_key"]: json.loads(row["row_data"]) for row in rows} == live_prices
