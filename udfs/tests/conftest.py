@@ -8,26 +8,20 @@ from __future__ import annotations
 
 import os
 import socket
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from public_landings import land_public_samples
 
 from cdc_lake import server
 from cdc_lake.client import connect, run
 from cdc_lake.loader import load_files
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-# Public sample messages of other projects the tests replay (licences and provenance in
-# its SOURCES.md).
-PUBLIC_SAMPLES = Path(__file__).resolve().parent / "public_samples"
 SAMPLES = PROJECT_ROOT / "seeds" / "samples"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-# Test modules that land more files before the one `dbt build` (public sample sets, say)
-# append a loader (cursor, work folder) here when imported: pytest imports every collected
-# module before it runs any test, so the build sees them whichever test asks for it first.
-EXTRA_LANDINGS: list[Callable[[Any, Path], None]] = []
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -119,14 +113,14 @@ def compiled_inline(sql: str, target_path: Path) -> str:
 def pipeline_build(
     spark_server: server.ServerConfig, tmp_path_factory: pytest.TempPathFactory
 ) -> Any:
-    """Bundled samples and the test fixtures loaded, then one `dbt build` over them all."""
+    """Bundled samples, the test fixtures and the public sample sets (public_landings.py) loaded,
+    then one `dbt build` over them all: the same build whichever modules are collected."""
     with connect(spark_server.host, spark_server.port) as thrift_cursor:
         for sample_dir in sorted(path for path in SAMPLES.iterdir() if path.is_dir()):
             load_files(thrift_cursor, sample_dir.name, [sample_dir])
         for fixture_dir in sorted(FIXTURES.iterdir()):
             load_files(thrift_cursor, fixture_dir.name, [fixture_dir])
-        for land_extra in EXTRA_LANDINGS:
-            land_extra(thrift_cursor, tmp_path_factory.mktemp("extra-landing"))
+        land_public_samples(thrift_cursor, tmp_path_factory.mktemp("public-landing"))
     result = run_dbt("build")
     broken = node_errors(result)
     if broken:

@@ -18,15 +18,11 @@ the sets reuse the same tables with contradicting contents. canal-data.txt stays
 from __future__ import annotations
 
 import json
-import re
-from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import EXTRA_LANDINGS, PROJECT_ROOT, query
-from conftest import PUBLIC_SAMPLES as PUBLIC
-
-from cdc_lake.loader import load_files
+from conftest import PROJECT_ROOT, query
+from public_landings import FLINK_CANAL_DATA, PUBLIC, canal_sets, message_lines, tagged
 
 pytestmark = pytest.mark.spark
 
@@ -34,54 +30,6 @@ CHANGE_LOG = "cdc_lake_intermediate.int_cdc__change_log"
 CURRENT_STATE = "cdc_lake.cdc_current_state"
 MY_FORMATS = "('canal_json', 'dts_canal_json')"
 MS = "yyyy-MM-dd HH:mm:ss.SSS"
-FLINK_CANAL_DATA = "apache-flink-connector-kafka/canal-data.txt"
-PAIMON_CANAL = "apache-paimon/kafka/canal"
-COMMENT_LINE = re.compile(r"^\s*(/\*|\*)")
-DATABASE_FIELD = re.compile(r'("database"\s*:\s*")')
-
-
-def public_sets() -> dict[str, list[Path]]:
-    """Tag -> files of one scenario (one Kafka topic or group of topics), in topic order."""
-    sets = {
-        "flink_init": [PUBLIC / "apache-flink/canal-data-with-init.txt"],
-        "seatunnel": [PUBLIC / "apache-seatunnel/canal-data-filter-table.txt"],
-    }
-    for path in sorted((PUBLIC / PAIMON_CANAL).rglob("*.txt")):
-        parts = path.relative_to(PUBLIC / PAIMON_CANAL).parts[:-1]
-        scenario = [part for part in parts if not re.fullmatch(r"topic\d+", part)]
-        tag = "paimon_" + "_".join(scenario).replace("-", "_")
-        sets.setdefault(tag, []).append(path)
-    return sets
-
-
-def message_lines(path: Path) -> list[str]:
-    """The message values of a public file: no license comment lines, no blank lines."""
-    return [
-        line.strip()
-        for line in path.read_text(encoding="utf-8").splitlines()
-        if line.strip() and not COMMENT_LINE.match(line)
-    ]
-
-
-def tagged(line: str, tag: str) -> str:
-    """The message with its database renamed `<tag>__<database>`; every other byte as is."""
-    return DATABASE_FIELD.sub(lambda match: match[1] + tag + "__", line, count=1)
-
-
-def land_public_canal_samples(cursor: Any, workdir: Path) -> None:
-    """Hook of conftest's pipeline_build; when PUBLIC is missing the tests fail, not this."""
-    if not PUBLIC.is_dir():
-        return
-    load_files(cursor, "canal_json", [PUBLIC / FLINK_CANAL_DATA])
-    for tag, paths in public_sets().items():
-        lines = [tagged(line, tag) for path in paths for line in message_lines(path)]
-        if lines:
-            target = workdir / f"{tag}.jsonl"
-            target.write_text("\n".join(lines) + "\n", encoding="utf-8")
-            load_files(cursor, "canal_json", [target])
-
-
-EXTRA_LANDINGS.append(land_public_canal_samples)
 
 
 def require_public_samples() -> None:
@@ -379,7 +327,7 @@ def test_every_public_canal_set_ends_in_the_state_its_replay_implies(
     pipeline_build: Any, cursor: Any
 ) -> None:
     require_public_samples()
-    sets = {"": [PUBLIC / FLINK_CANAL_DATA], **public_sets()}
+    sets = {"": [PUBLIC / FLINK_CANAL_DATA], **canal_sets()}
     for tag, paths in sets.items():
         lines = [tagged(line, tag) if tag else line for p in paths for line in message_lines(p)]
         expected_state, _ = replay(lines)
@@ -397,7 +345,7 @@ def test_every_public_canal_set_ends_in_the_state_its_replay_implies(
 def test_public_sets_reject_only_incomplete_messages(pipeline_build: Any, cursor: Any) -> None:
     require_public_samples()
     expected = []
-    for tag, paths in public_sets().items():
+    for tag, paths in canal_sets().items():
         lines = [tagged(line, tag) for path in paths for line in message_lines(path)]
         expected += replay(lines)[1]
     rows = query(

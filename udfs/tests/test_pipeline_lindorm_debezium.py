@@ -15,52 +15,19 @@ out, as its tests skip them; every other byte is as published.
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import EXTRA_LANDINGS, query
-from conftest import PUBLIC_SAMPLES as PUBLIC
-
-from cdc_lake.loader import load_files
+from conftest import query
+from public_landings import PUBLIC
 
 pytestmark = pytest.mark.spark
 
-PUBLIC_DEBEZIUM_FILES = [
-    "apache-flink-connector-kafka/debezium-data-schema-exclude.txt",
-    "apache-flink/debezium-postgres-data-replica-identity.txt",
-    "apache-paimon/kafka/debezium/table/schemaevolution/debezium-data-1.txt",
-    "apache-paimon/kafka/debezium/table/schemaevolution/debezium-data-2.txt",
-    "apache-paimon/kafka/debezium/table/schemaevolution/debezium-data-3.txt",
-    "apache-paimon/kafka/debezium/table/nullvalue/debezium-data-1.txt",
-    "apache-paimon/kafka/debezium/table/nullvalue/debezium-data-2.txt",
-    "apache-paimon/kafka/debezium/table/schema/alltype/debezium-data-1.txt",
-    "apache-paimon/kafka/debezium/database/include/topic0/debezium-data-1.txt",
-]
-COMMENT_LINE = re.compile(r"^\s*(/\*|\*)")
 CHANGE_LOG = "cdc_lake_intermediate.int_cdc__change_log"
 CURRENT_STATE = "cdc_lake.cdc_current_state"
 REJECTED = "cdc_lake_intermediate.int_cdc__rejected_messages"
 MS = "yyyy-MM-dd HH:mm:ss.SSS"
-
-
-def land_public_debezium_samples(cursor: Any, workdir: Path) -> None:
-    """Hook of conftest's pipeline_build; when PUBLIC is missing the tests fail, not this."""
-    if not PUBLIC.is_dir():
-        return
-    for number, relative in enumerate(PUBLIC_DEBEZIUM_FILES):
-        lines = [
-            line.strip()
-            for line in (PUBLIC / relative).read_text(encoding="utf-8").splitlines()
-            if line.strip() and not COMMENT_LINE.match(line)
-        ]
-        target = workdir / f"{number:02d}_{relative.replace('/', '__')}"
-        target.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        load_files(cursor, "debezium_json", [target])
-
-
-EXTRA_LANDINGS.append(land_public_debezium_samples)
 
 
 @pytest.fixture(scope="module")
@@ -124,7 +91,7 @@ def rejections(cursor: Any, source_format: str) -> list[str]:
         cursor,
         f"""
         select rejection_reason from {REJECTED}
-        where source_format = '{source_format}' and source_file not like '%extra-landing%'
+        where source_format = '{source_format}' and source_file not like '%public-landing%'
         order by source_file, source_position""",
     )
     return [row["rejection_reason"] for row in rows]
