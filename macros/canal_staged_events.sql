@@ -3,8 +3,8 @@
     Canal JSON (`dts_canal_json`). `raw_messages` names a CTE with the landing-table columns.
     `layout_var` names the dbt var that marks a source as using the legacy DTS layout (instances
     created before 2022-03-20: an update's new row is in `old`, a delete's row is in `old`);
-    none means the open-source layout only. Emits CTEs ending in `final`, one row per staged
-    event (see _macros.yml).
+    none means the open-source layout only. Emits CTEs ending in `renamed`, one row per staged
+    event with the contract's columns for `staged_event_projection` (see _macros.yml).
 #}
 {% macro canal_staged_events(raw_messages, source_format, layout_var=none) -%}
 
@@ -249,40 +249,17 @@ validated as (
 
 ),
 
-final as (
+renamed as (
 
     select
-        ---------- identity
+        *,
         {{ event_id(["'" ~ source_format ~ "'", 'message_hash', 'row_index']) }} as event_id,
-        case
-            when rejection_reason is not null then 'rejected'
-            else message_event_kind
-        end as event_kind,
-        '{{ source_format }}' as source_format,
-        source_op,
-        ---------- where the row lives
-        db_type,
-        database_name,
-        cast(null as string) as schema_name,
-        table_name,
-        table_key,
-        ---------- the change
-        case when rejection_reason is null then change_op end as op,
-        before_row,
-        after_row,
-        false as is_partial,
-        cast(array() as array<string>) as unset_columns,
-        primary_key_columns,
-        primary_key,
         case
             when change_op = 'update' and before_key != primary_key then before_key
         end as previous_primary_key,
-        column_types,
-        ---------- times and order
         {{ epoch_ms_to_timestamp('es_ms') }} as source_ts,
         {{ epoch_ms_to_timestamp('ts_ms') }} as sync_ts,
         message.id as event_sequence,
-        cast(null as string) as source_log_position,
         {# es (binlog time, whole seconds), then ts (when Canal/DTS built the message: it
            breaks ties within a second and, unlike the batch id, keeps increasing across a
            Canal restart), then id (batch id: repeated within a batch, may be 0), then the
@@ -297,22 +274,9 @@ final as (
             'row_index',
         ]) }} as ordering_key,
         gtid as transaction_id,
-        ---------- schema changes
         case
             when message_event_kind = 'schema_change' or change_op = 'truncate' then message.sql
-        end as ddl_text,
-        cast(null as string) as ddl_meta,
-        ---------- rejection
-        rejection_reason,
-        case when rejection_reason is not null then raw_value_text end as raw_value,
-        ---------- lineage
-        kafka_topic,
-        kafka_partition,
-        kafka_offset,
-        source_file,
-        source_position,
-        row_index,
-        loaded_at
+        end as ddl_text
 
     from validated
 

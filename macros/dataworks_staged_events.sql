@@ -2,7 +2,8 @@
     The staging logic shared by DataWorks-to-Kafka JSON and DataHub Blob (the same JSON as
     UTF-8 bytes). `decoded_messages` names a CTE with the landing columns plus
     `message_json` (the JSON, or NULL), `decode_error` and `raw_value_text`. Emits CTEs ending
-    in `final`, one row per staged event (see _macros.yml).
+    in `renamed`, one row per staged event with the contract's columns for
+    `staged_event_projection` (see _macros.yml).
 #}
 {% macro dataworks_staged_events(decoded_messages, source_format) -%}
 
@@ -71,7 +72,7 @@ imaged as (
     select
         *,
         {{ dataworks_row_image('message.payload.before.dataColumn', 'column_types') }}
-            as before_row,
+            as sent_before_row,
         {{ dataworks_row_image('message.payload.after.dataColumn', 'column_types') }}
             as after_row
 
@@ -96,7 +97,7 @@ keyed as (
         select
             *,
             case
-                when change_op = 'delete' or is_update_before then before_row
+                when change_op = 'delete' or is_update_before then sent_before_row
                 else after_row
             end as key_image
         from imaged
@@ -124,7 +125,7 @@ validated as (
             when change_op = 'truncate' then null
             when (change_op = 'insert' or is_update_after) and after_row is null
                 then source_op || ' without payload.after.dataColumn'
-            when (change_op = 'delete' or is_update_before) and before_row is null
+            when (change_op = 'delete' or is_update_before) and sent_before_row is null
                 then source_op || ' without payload.before.dataColumn'
             {{ when_key_has_no_value('primary_key_columns', 'key_image') }}
             when is_update_before and event_sequence is null
@@ -154,7 +155,7 @@ update_befores as (
         select
             table_key,
             event_sequence,
-            before_row,
+            sent_before_row as before_row,
             source_position
         from accepted
         where is_update_before
@@ -180,10 +181,9 @@ paired_events as (
         accepted.*,
         case
             when accepted.is_update_after
-                then coalesce(accepted.before_row, update_befores.paired_before_row)
-            else accepted.before_row
-        end as paired_before_row,
-        cast(null as string) as final_rejection_reason
+                then coalesce(accepted.sent_before_row, update_befores.paired_before_row)
+            else accepted.sent_before_row
+        end as before_row
 
     from accepted
     left join update_befores
@@ -203,8 +203,7 @@ update_before_halves as (
 
     select
         accepted.*,
-        accepted.before_row as paired_before_row,
-        cast(null as string) as final_rejection_reason
+        accepted.sent_before_row as before_row
 
     from accepted
     where accepted.is_update_before
@@ -215,8 +214,7 @@ rejected as (
 
     select
         *,
-        before_row as paired_before_row,
-        rejection_reason as final_rejection_reason
+        sent_before_row as before_row
 
     from validated
     where rejection_reason is not null
@@ -233,53 +231,28 @@ all_events as (
 
 ),
 
-final as (
+renamed as (
 
     select
-        ---------- identity
+        *,
         case
-            when final_rejection_reason is null and event_sequence is not null
+            when rejection_reason is null and event_sequence is not null
                 then {{ event_id([
                     "'" ~ source_format ~ "'", 'table_key', 'op_event_kind', 'change_op',
                     'event_sequence',
                 ]) }}
             else {{ event_id(["'" ~ source_format ~ "'", 'message_hash']) }}
         end as event_id,
-        case
-            when final_rejection_reason is not null then 'rejected'
-            when is_update_before then 'update_half'
-            else op_event_kind
-        end as event_kind,
-        '{{ source_format }}' as source_format,
-        source_op,
-        ---------- where the row lives
-        db_type,
-        database_name,
-        schema_name,
-        table_name,
-        table_key,
-        ---------- the change
-        case
-            when final_rejection_reason is null and not is_update_before then change_op
-        end as op,
-        paired_before_row as before_row,
-        after_row,
-        false as is_partial,
-        cast(array() as array<string>) as unset_columns,
-        primary_key_columns,
-        primary_key,
+        case when is_update_before then 'update_half' else op_event_kind end
+            as message_event_kind,
         case
             when
                 is_update_after
-                and {{ key_values_json('paired_before_row', 'primary_key_columns') }}
-                != primary_key
-                then {{ key_values_json('paired_before_row', 'primary_key_columns') }}
+                and {{ key_values_json('before_row', 'primary_key_columns') }} != primary_key
+                then {{ key_values_json('before_row', 'primary_key_columns') }}
         end as previous_primary_key,
-        column_types,
-        ---------- times and order
         {{ epoch_ms_to_timestamp('message.payload.timestamp.eventTime') }} as source_ts,
         {{ epoch_ms_to_timestamp('message.payload.timestamp.systemTime') }} as sync_ts,
-        event_sequence,
         message.payload.scn as source_log_position,
         {{ ordering_key([
             'event_sequence',
@@ -288,21 +261,11 @@ final as (
             'unix_micros(loaded_at)',
             'source_position',
         ]) }} as ordering_key,
-        cast(null as string) as transaction_id,
-        ---------- schema changes
         message.payload.ddl.text as ddl_text,
         message.payload.ddl.ddlMeta as ddl_meta,
-        ---------- rejection
-        final_rejection_reason as rejection_reason,
-        case when final_rejection_reason is not null then raw_value_text end as raw_value,
-        ---------- lineage
-        kafka_topic,
-        kafka_partition,
-        kafka_offset,
-        source_file,
-        source_position,
-        0 as row_index,
-        loaded_at
+        {# The statement read from ddlMeta's FastSQL AST (Java-serialized, base64) by UDFs. #}
+        ddl_meta_summary(message.payload.ddl.ddlMeta) as ddl_summary,
+        ddl_meta_summary_error(message.payload.ddl.ddlMeta) as ddl_meta_error
 
     from all_events
 

@@ -1,8 +1,9 @@
 {#
     The staging logic shared by Huawei DRS JSON and JSON-C (MySQL flavour with `mysqlType`,
     other databases with `dbType`/`columnType`). `raw_messages` names a relation with the
-    landing-table columns. Emits CTEs ending in `final`, one row per staged event: a message
-    with N rows gives N changes (see _macros.yml).
+    landing-table columns. Emits CTEs ending in `renamed`, one row per staged event with the
+    contract's columns for `staged_event_projection`: a message with N rows gives N changes
+    (see _macros.yml).
 #}
 {% macro huawei_drs_staged_events(
     raw_messages, source_format, delete_row_field, epoch_second_timestamps
@@ -107,7 +108,7 @@ described as (
 
     select
         *,
-        case when is_truncate then 'change' else op_event_kind end as event_kind,
+        case when is_truncate then 'change' else op_event_kind end as message_event_kind,
         case when is_truncate then 'truncate' else op_code_op end as change_op,
         {{ table_key('database_name', 'schema_name', 'table_name') }} as table_key,
         {# The source type name; where none is sent (Oracle, SQL Server), the JDBC type name. #}
@@ -166,9 +167,9 @@ message_checked as (
             when op_event_kind is null then 'unknown type ' || source_op
             when not (event_sequence rlike '^[0-9]{1,38}$')
                 then 'id is not a sequence number: ' || left(event_sequence, 40)
-            when event_kind = 'schema_change' and coalesce(trim(message.sql), '') = ''
+            when message_event_kind = 'schema_change' and coalesce(trim(message.sql), '') = ''
                 then source_op || ' without sql'
-            when event_kind != 'change' then null
+            when message_event_kind != 'change' then null
             when coalesce(table_name, '') = '' then source_op || ' without table'
             when change_op = 'truncate' then null
             when coalesce(size(row_objects), 0) = 0
@@ -200,7 +201,7 @@ exploded as (
             case
                 when
                     message_rejection_reason is null
-                    and event_kind = 'change'
+                    and message_event_kind = 'change'
                     and change_op != 'truncate'
                     then size(row_objects) - 1
                 else 0
@@ -369,7 +370,7 @@ imaged as (
                     then decoded_byte_lists.before_bytes[column_name]
                 else column_text
             end
-        ) as before_row,
+        ) as sent_before_row,
         transform_values(
             {{ huawei_drs_row_image('sent_images.after_sent', 'sent_images.column_encodings') }},
             (column_name, column_text) -> case
@@ -377,7 +378,7 @@ imaged as (
                     then decoded_byte_lists.after_bytes[column_name]
                 else column_text
             end
-        ) as after_row,
+        ) as sent_after_row,
         {# bytea that is not hex: the first such column (by name) of either image #}
         array_min(filter(
             map_keys(sent_images.before_sent),
@@ -415,12 +416,12 @@ keyed as (
                 then filter(message.pkNames, key_column -> key_column is not null)
             {# No primary key: the whole row (every column, sorted by name) is the identity. #}
             else array_sort(map_keys(key_image))
-        end as primary_key_columns
+        end as key_columns
 
     from (
         select
             *,
-            case when change_op = 'delete' then before_row else after_row end as key_image,
+            case when change_op = 'delete' then sent_before_row else sent_after_row end as key_image,
             case when change_op = 'delete' then before_field else after_field end as key_field
         from imaged
     ) as with_key_image
@@ -431,10 +432,10 @@ row_checked as (
 
     select
         *,
-        {{ key_values_json('key_image', 'primary_key_columns') }} as primary_key,
+        {{ key_values_json('key_image', 'key_columns') }} as key_values,
         case
             when message_rejection_reason is not null then message_rejection_reason
-            when event_kind != 'change' or change_op = 'truncate' then null
+            when message_event_kind != 'change' or change_op = 'truncate' then null
             when change_op != 'delete' and after_object is null
                 then source_op || ' with a null ' || after_field
             when change_op in ('update', 'delete') and before_object is null
@@ -445,11 +446,11 @@ row_checked as (
             when after_bad_hex_column is not null
                 then after_field || ': bytea column ' || after_bad_hex_column || ' is not hex'
             when not exists(
-                transform(primary_key_columns, key_column -> key_image[key_column]),
+                transform(key_columns, key_column -> key_image[key_column]),
                 key_value -> key_value is not null
             )
                 then 'no value for primary key column(s) '
-                    || array_join(primary_key_columns, ', ') || ' in ' || key_field
+                    || array_join(key_columns, ', ') || ' in ' || key_field
         end as row_rejection_reason
 
     from keyed
@@ -472,10 +473,10 @@ validated as (
 
 ),
 
-final as (
+renamed as (
 
     select
-        ---------- identity
+        *,
         case
             when rejection_reason is null and event_sequence is not null
                 then {{ event_id([
@@ -483,36 +484,20 @@ final as (
                 ]) }}
             else {{ event_id(["'" ~ source_format ~ "'", 'message_hash', 'row_index']) }}
         end as event_id,
-        case when rejection_reason is not null then 'rejected' else event_kind end as event_kind,
-        '{{ source_format }}' as source_format,
-        source_op,
-        ---------- where the row lives
-        db_type,
-        database_name,
-        schema_name,
-        table_name,
-        table_key,
-        ---------- the change
-        case when rejection_reason is null then change_op end as op,
-        case when rejection_reason is null then before_row end as before_row,
-        case when rejection_reason is null then after_row end as after_row,
-        false as is_partial,
-        cast(array() as array<string>) as unset_columns,
-        case when rejection_reason is null then primary_key_columns end as primary_key_columns,
-        case when rejection_reason is null then primary_key end as primary_key,
+        {# A rejected message keeps its text (raw_value), not half-read images. #}
+        case when rejection_reason is null then sent_before_row end as before_row,
+        case when rejection_reason is null then sent_after_row end as after_row,
+        case when rejection_reason is null then key_columns end as primary_key_columns,
+        case when rejection_reason is null then key_values end as primary_key,
         case
             when
                 rejection_reason is null
                 and change_op = 'update'
-                and {{ key_values_json('before_row', 'primary_key_columns') }} != primary_key
-                then {{ key_values_json('before_row', 'primary_key_columns') }}
+                and {{ key_values_json('sent_before_row', 'key_columns') }} != key_values
+                then {{ key_values_json('sent_before_row', 'key_columns') }}
         end as previous_primary_key,
-        column_types,
-        ---------- times and order
         {{ epoch_ms_to_timestamp('message.es') }} as source_ts,
         {{ epoch_ms_to_timestamp('message.ts') }} as sync_ts,
-        event_sequence,
-        cast(null as string) as source_log_position,
         {{ ordering_key([
             'event_sequence',
             "case when message.es rlike '^[0-9]{1,38}$' then message.es end",
@@ -522,23 +507,9 @@ final as (
             'source_position',
             'row_index',
         ]) }} as ordering_key,
-        cast(null as string) as transaction_id,
-        ---------- schema changes
         case
-            when event_kind = 'schema_change' or change_op = 'truncate' then message.sql
-        end as ddl_text,
-        cast(null as string) as ddl_meta,
-        ---------- rejection
-        rejection_reason,
-        case when rejection_reason is not null then raw_value_text end as raw_value,
-        ---------- lineage
-        kafka_topic,
-        kafka_partition,
-        kafka_offset,
-        source_file,
-        source_position,
-        row_index,
-        loaded_at
+            when message_event_kind = 'schema_change' or change_op = 'truncate' then message.sql
+        end as ddl_text
 
     from validated
     where rejection_reason is null or row_index = 0

@@ -29,6 +29,10 @@
         ['transaction_id', 'string'],
         ['ddl_text', 'string'],
         ['ddl_meta', 'string'],
+        ['ddl_summary', 'struct<ddl_text:string,statement_type:string,db_type:string,'
+            ~ 'table_name:string,columns:array<struct<action:string,name:string,'
+            ~ 'new_name:string,data_type:string>>>'],
+        ['ddl_meta_error', 'string'],
         ['rejection_reason', 'string'],
         ['raw_value', 'string'],
         ['kafka_topic', 'string'],

@@ -36,9 +36,8 @@ final as (
         table_key,
         ddl_text,
         ddl_meta,
-        ---------- the statement, read from ddl_meta's FastSQL AST where sent
-        ddl_meta_summary(ddl_meta) as ddl_summary,
-        ddl_meta_summary_error(ddl_meta) as ddl_meta_error,
+        ddl_summary,
+        ddl_meta_error,
         source_ts,
         sync_ts,
         event_sequence,

@@ -46,3 +46,13 @@ def test_every_entry_names_its_staging_model_and_source_table() -> None:
 def test_every_format_has_bundled_samples() -> None:
     samples = PROJECT_ROOT / "seeds" / "samples"
     assert sorted(path.name for path in samples.iterdir() if path.is_dir()) == sorted(FORMATS)
+
+
+def test_every_staging_model_ends_with_the_one_projection() -> None:
+    """One visible shape: the format's CTEs, then the shared projection of the contract."""
+    for fmt, _, model in dbt_formats():
+        [path] = (PROJECT_ROOT / "models" / "staging").rglob(f"{model}.sql")
+        text = path.read_text()
+        assert f"staged_event_projection(\n    'renamed',\n    '{fmt}'," in text, model
+        assert text.rstrip().endswith("}}\n\nselect * from final"), model
+        assert text.count("final as (") == 0, model

@@ -116,47 +116,27 @@ validated as (
 
 ),
 
-final as (
+renamed as (
 
     select
-        ---------- identity
+        *,
         case
             when rejection_reason is null and record.id is not null
                 then {{ event_id(["'dts_avro'", 'table_key', 'operation_kind', 'record.id']) }}
             else {{ event_id(["'dts_avro'", 'message_hash']) }}
         end as event_id,
-        case when rejection_reason is not null then 'rejected' else operation_kind end
-            as event_kind,
-        'dts_avro' as source_format,
-        source_op,
-        ---------- where the row lives
-        db_type,
-        database_name,
-        schema_name,
-        table_name,
-        table_key,
-        ---------- the change
-        case when rejection_reason is null then change_op end as op,
-        before_row,
-        after_row,
-        false as is_partial,
-        cast(array() as array<string>) as unset_columns,
-        primary_key_columns,
-        primary_key,
+        operation_kind as message_event_kind,
         case
             when
                 change_op = 'update'
                 and {{ key_values_json('before_row', 'primary_key_columns') }} != primary_key
                 then {{ key_values_json('before_row', 'primary_key_columns') }}
         end as previous_primary_key,
-        column_types,
-        ---------- times and order
         case
             when record.source_timestamp between 0 and 253402300799
                 then timestamp_seconds(record.source_timestamp)
         end as source_ts,
         {{ epoch_ms_to_timestamp('record.born_timestamp') }} as sync_ts,
-        event_sequence,
         record.source_position as source_log_position,
         {{ ordering_key([
             'record.source_timestamp',
@@ -166,23 +146,18 @@ final as (
             'source_position',
         ]) }} as ordering_key,
         record.source_txid as transaction_id,
-        ---------- schema changes
-        record.ddl_text,
-        cast(null as string) as ddl_meta,
-        ---------- rejection
-        rejection_reason,
-        case when rejection_reason is not null then raw_value_text end as raw_value,
-        ---------- lineage
-        kafka_topic,
-        kafka_partition,
-        kafka_offset,
-        source_file,
-        source_position,
-        0 as row_index,
-        loaded_at
+        record.ddl_text
 
     from validated
 
-)
+),
+
+{{ staged_event_projection(
+    'renamed',
+    'dts_avro',
+    absent=[
+        'is_partial', 'unset_columns', 'ddl_meta', 'ddl_summary', 'ddl_meta_error', 'row_index',
+    ],
+) }}
 
 select * from final

@@ -285,10 +285,10 @@ validated as (
 
 ),
 
-final as (
+renamed as (
 
     select
-        ---------- identity
+        *,
         case
             when
                 rejection_reason is null
@@ -305,35 +305,14 @@ final as (
            one): an `update_half`, staged so that every landed message gives a staged row,
            kept by no model. One that never finds its UPDATE AFTER is listed by the test
            `assert_every_update_before_has_its_after`. #}
-        case
-            when rejection_reason is not null then 'rejected'
-            when is_update_before then 'update_half'
-            else op_event_kind
-        end as event_kind,
-        'dts_shareplex_json' as source_format,
-        source_op,
-        ---------- where the row lives
+        case when is_update_before then 'update_half' else op_event_kind end
+            as message_event_kind,
         'oracle' as db_type,
-        database_name,
-        schema_name,
-        table_name,
-        table_key,
-        ---------- the change
-        case when rejection_reason is null and not is_update_before then change_op end as op,
-        before_row,
-        after_row,
         coalesce(
             rejection_reason is null and change_op = 'update' and not is_update_before, false
         ) as is_partial,
-        cast(array() as array<string>) as unset_columns,
-        primary_key_columns,
-        primary_key,
         case when before_primary_key != primary_key then before_primary_key end
             as previous_primary_key,
-        cast(null as map<string, string>) as column_types,  -- noqa: LT01
-        ---------- times and order
-        source_ts,
-        sync_ts,
         case
             when coalesce(scn, transaction_id, cast(seq_number as string)) is not null
                 then concat_ws(
@@ -356,8 +335,6 @@ final as (
             'unix_micros(loaded_at)',
             'source_position',
         ]) }} as ordering_key,
-        transaction_id,
-        ---------- schema changes
         case
             when rejection_reason is null and op_event_kind = 'schema_change'
                 then concat_ws(
@@ -365,22 +342,18 @@ final as (
                     source_op,
                     nullif(array_join(array_sort(map_keys(coalesce(data_row, key_row))), ', '), '')
                 )
-        end as ddl_text,
-        cast(null as string) as ddl_meta,
-        ---------- rejection
-        rejection_reason,
-        case when rejection_reason is not null then raw_value_text end as raw_value,
-        ---------- lineage
-        kafka_topic,
-        kafka_partition,
-        kafka_offset,
-        source_file,
-        source_position,
-        0 as row_index,
-        loaded_at
+        end as ddl_text
 
     from validated
 
-)
+),
+
+{{ staged_event_projection(
+    'renamed',
+    'dts_shareplex_json',
+    absent=[
+        'unset_columns', 'column_types', 'ddl_meta', 'ddl_summary', 'ddl_meta_error', 'row_index',
+    ],
+) }}
 
 select * from final

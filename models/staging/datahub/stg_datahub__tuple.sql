@@ -256,10 +256,10 @@ validated as (
 
 ),
 
-final as (
+renamed as (
 
     select
-        ---------- identity
+        *,
         case
             when rejection_reason is null and event_sequence is not null
                 then {{ event_id([
@@ -271,60 +271,30 @@ final as (
            one): an `update_half`, staged so that every landed message gives a staged row,
            kept by no model. One that never finds its after half is listed by the test
            `assert_every_update_before_has_its_after`. #}
-        case
-            when rejection_reason is not null then 'rejected'
-            when is_update_before then 'update_half'
-            else 'change'
-        end as event_kind,
-        'datahub_tuple' as source_format,
-        source_op,
-        ---------- where the row lives
-        cast(null as string) as db_type,
-        database_name,
-        schema_name,
-        table_name,
-        table_key,
-        ---------- the change
-        case when rejection_reason is null and not is_update_before then change_op end as op,
-        before_row,
-        after_row,
-        false as is_partial,
-        cast(array() as array<string>) as unset_columns,
-        primary_key_columns,
-        primary_key,
+        case when is_update_before then 'update_half' else 'change' end as message_event_kind,
         case when before_primary_key != primary_key then before_primary_key end
             as previous_primary_key,
-        cast(null as map<string, string>) as column_types,  -- noqa: LT01
-        ---------- times and order
         {{ epoch_ms_to_timestamp('execute_time') }} as source_ts,
         kafka_timestamp as sync_ts,
-        event_sequence,
-        cast(null as string) as source_log_position,
         {{ ordering_key([
             "case when event_sequence rlike '^[0-9]+$' then event_sequence end",
             "case when execute_time rlike '^[0-9]+$' then execute_time end",
             'kafka_offset',
             'unix_micros(loaded_at)',
             'source_position',
-        ]) }} as ordering_key,
-        cast(null as string) as transaction_id,
-        ---------- schema changes
-        cast(null as string) as ddl_text,
-        cast(null as string) as ddl_meta,
-        ---------- rejection
-        rejection_reason,
-        case when rejection_reason is not null then raw_value_text end as raw_value,
-        ---------- lineage
-        kafka_topic,
-        kafka_partition,
-        kafka_offset,
-        source_file,
-        source_position,
-        0 as row_index,
-        loaded_at
+        ]) }} as ordering_key
 
     from validated
 
-)
+),
+
+{{ staged_event_projection(
+    'renamed',
+    'datahub_tuple',
+    absent=[
+        'db_type', 'is_partial', 'unset_columns', 'column_types', 'source_log_position',
+        'transaction_id', 'ddl_text', 'ddl_meta', 'ddl_summary', 'ddl_meta_error', 'row_index',
+    ],
+) }}
 
 select * from final

@@ -199,7 +199,7 @@ identified as (
 
     select
         *,
-        coalesce(declared_key_columns, array_sort(map_keys(key_image))) as primary_key_columns,
+        coalesce(declared_key_columns, array_sort(map_keys(key_image))) as key_columns,
         coalesce(declared_key_columns, array_sort(map_keys(previous_image)))
             as previous_key_columns,
         {# Key values missing from the image (a delete without before) come from the Kafka key. #}
@@ -218,7 +218,7 @@ validated as (
         *,
         case
             when message_kind = 'change' and change_op != 'truncate'
-                then {{ key_values_json('key_values', 'primary_key_columns') }}
+                then {{ key_values_json('key_values', 'key_columns') }}
         end as primary_key,
         case
             when
@@ -254,18 +254,18 @@ validated as (
                     'u without before on a table without a key (no Kafka key, none configured):'
                     || ' the row it changes cannot be found (PostgreSQL sends before only with'
                     || ' REPLICA IDENTITY FULL)'
-            {{ when_key_has_no_value('primary_key_columns', 'key_values') }}
+            {{ when_key_has_no_value('key_columns', 'key_values') }}
         end as rejection_reason
 
     from identified
 
 ),
 
-final as (
+renamed as (
 
     select
-    ---------- identity
-    {# The message's hash; a tombstone (no value) is identified by its Kafka coordinates. #}
+        *,
+        {# The message's hash; a tombstone (no value) is identified by its Kafka coordinates. #}
         case
             when message_hash is not null
                 then {{ event_id(["'debezium_json'", 'message_hash']) }}
@@ -274,29 +274,11 @@ final as (
                 'kafka_key', 'source_file', 'source_position',
             ]) }}
         end as event_id,
-        case when rejection_reason is not null then 'rejected' else message_kind end
-            as event_kind,
-        'debezium_json' as source_format,
-        source_op,
-        ---------- where the row lives
-        db_type,
-        database_name,
-        schema_name,
-        table_name,
-        table_key,
-        ---------- the change
-        case when rejection_reason is null then change_op end as op,
-        before_row,
-        after_row,
-        false as is_partial,
-        cast(array() as array<string>) as unset_columns,
+        message_kind as message_event_kind,
         case
-            when message_kind = 'change' and change_op != 'truncate' then primary_key_columns
+            when message_kind = 'change' and change_op != 'truncate' then key_columns
         end as primary_key_columns,
-        primary_key,
         case when before_key != primary_key then before_key end as previous_primary_key,
-        column_types,
-        ---------- times and order
         {# MySQL snapshot rows carry source.ts_ms 0: unknown, not 1970. A heartbeat's time
            is its ts_ms. #}
         case
@@ -305,7 +287,6 @@ final as (
         end as source_ts,
         coalesce({{ epoch_ms_to_timestamp('envelope_ts_ms') }}, kafka_timestamp) as sync_ts,
         source_log_position as event_sequence,
-        source_log_position,
         {{ ordering_key([
             'log_position',
             'log_offset',
@@ -315,25 +296,18 @@ final as (
             'kafka_offset',
             'unix_micros(loaded_at)',
             'source_position',
-        ]) }} as ordering_key,
-        transaction_id,
-        ---------- schema changes
-        ddl_text,
-        cast(null as string) as ddl_meta,
-        ---------- rejection
-        rejection_reason,
-        case when rejection_reason is not null then raw_value_text end as raw_value,
-        ---------- lineage
-        kafka_topic,
-        kafka_partition,
-        kafka_offset,
-        source_file,
-        source_position,
-        0 as row_index,
-        loaded_at
+        ]) }} as ordering_key
 
     from validated
 
-)
+),
+
+{{ staged_event_projection(
+    'renamed',
+    'debezium_json',
+    absent=[
+        'is_partial', 'unset_columns', 'ddl_meta', 'ddl_summary', 'ddl_meta_error', 'row_index',
+    ],
+) }}
 
 select * from final

@@ -45,7 +45,7 @@ converted as (
         parsed.*,
         parsed.message['recordType'] as source_op,
         record_types.op as change_op,
-        record_types.is_partial,
+        record_types.is_partial as is_update_document,
         mongo_shell_to_json_result(parsed.message['value']) as value_result,
         mongo_shell_to_json_result(parsed.message['where']) as where_result,
         regexp_extract(parsed.message['clusterTime'], '^([0-9]{1,10}):([0-9]{1,10})$', 1)
@@ -129,11 +129,11 @@ validated as (
                 then 'where is not a document'
             when id_result['error'] is not null
                 then source_op || ' without _id: ' || id_result['error']
-            when is_partial and size(unsupported_operators) > 0
+            when is_update_document and size(unsupported_operators) > 0
                 then
                     'update with operators other than $set and $unset: '
                     || array_join(unsupported_operators, ', ')
-            when is_partial and set_fields is null and unset_paths is null
+            when is_update_document and set_fields is null and unset_paths is null
                 then 'update without $set or $unset'
         end as rejection_reason
 
@@ -153,13 +153,13 @@ images as (
             when change_op = 'update' then where_fields
         end as before_image,
         case
-            when is_partial
+            when is_update_document
                 then coalesce(set_fields, cast(map() as map<string, string>))  -- noqa: LT01
             when change_op != 'delete'
                 then map_concat(value_fields, map('_document', value_json))
         end as after_image,
         case
-            when is_partial
+            when is_update_document
                 then array_distinct(concat(
                     array('_document'),
                     coalesce(unset_paths, cast(array() as array<string>)),
@@ -181,10 +181,10 @@ images as (
 
 ),
 
-final as (
+renamed as (
 
     select
-        ---------- identity
+        *,
         case
             when rejection_reason is null
                 then {{ event_id([
@@ -196,20 +196,14 @@ final as (
                 ]) }}
             else {{ event_id(["'drs_mongo'", 'message_hash']) }}
         end as event_id,
-        case when rejection_reason is not null then 'rejected' else 'change' end as event_kind,
-        'drs_mongo' as source_format,
-        source_op,
-        ---------- where the row lives
+        'change' as message_event_kind,
         'mongodb' as db_type,
         message['db'] as database_name,
-        cast(null as string) as schema_name,  -- noqa: RF04
         message['coll'] as table_name,  -- noqa: RF04
-        table_key,
-        ---------- the change
-        case when rejection_reason is null then change_op end as op,
+        {# A rejected message keeps its text (raw_value), not half-read images. #}
         case when rejection_reason is null then before_image end as before_row,
         case when rejection_reason is null then after_image end as after_row,
-        coalesce(rejection_reason is null and is_partial, false) as is_partial,
+        coalesce(rejection_reason is null and is_update_document, false) as is_partial,
         case
             when rejection_reason is null then unset_paths_and_stale
             else cast(array() as array<string>)
@@ -217,9 +211,6 @@ final as (
         case when rejection_reason is null then array('_id') end as primary_key_columns,
         case when rejection_reason is null then to_json(array(id_result['value'])) end
             as primary_key,
-        cast(null as string) as previous_primary_key,
-        cast(null as map<string, string>) as column_types,  -- noqa: LT01
-        ---------- times and order
         {{ epoch_ms_to_timestamp("message['es']") }} as source_ts,
         {{ epoch_ms_to_timestamp("message['ts']") }} as sync_ts,
         message['id'] as event_sequence,
@@ -230,25 +221,19 @@ final as (
             'kafka_offset',
             'unix_micros(loaded_at)',
             'source_position',
-        ]) }} as ordering_key,
-        cast(null as string) as transaction_id,
-        ---------- schema changes
-        cast(null as string) as ddl_text,
-        cast(null as string) as ddl_meta,
-        ---------- rejection
-        rejection_reason,
-        case when rejection_reason is not null then raw_value_text end as raw_value,
-        ---------- lineage
-        kafka_topic,
-        kafka_partition,
-        kafka_offset,
-        source_file,
-        source_position,
-        0 as row_index,
-        loaded_at
+        ]) }} as ordering_key
 
     from images
 
-)
+),
+
+{{ staged_event_projection(
+    'renamed',
+    'drs_mongo',
+    absent=[
+        'schema_name', 'previous_primary_key', 'column_types', 'transaction_id', 'ddl_text',
+        'ddl_meta', 'ddl_summary', 'ddl_meta_error', 'row_index',
+    ],
+) }}
 
 select * from final

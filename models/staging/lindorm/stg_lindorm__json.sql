@@ -111,7 +111,8 @@ identified as (
         ) as previous_key_columns,
         {# HBase updates are always folded onto the row (only cells named in the message
            change); SQL updates are partial when they delete a column. #}
-        change_op = 'update' and (db_type = 'hbase' or size(unset_columns) > 0) as is_partial
+        coalesce(change_op = 'update' and (db_type = 'hbase' or size(unset_columns) > 0), false)
+            as is_partial
 
     from keyed
 
@@ -155,10 +156,10 @@ validated as (
 
 ),
 
-final as (
+renamed as (
 
     select
-        ---------- identity
+        *,
         case
             when message_hash is not null then {{ event_id(["'lindorm_json'", 'message_hash']) }}
             else {{ event_id([
@@ -166,55 +167,29 @@ final as (
                 'source_file', 'source_position',
             ]) }}
         end as event_id,
-        case when rejection_reason is not null then 'rejected' else 'change' end as event_kind,
-        'lindorm_json' as source_format,
-        source_op,
-        ---------- where the row lives
-        db_type,
-        database_name,
-        schema_name,
-        table_name,
-        table_key,
-        ---------- the change
-        case when rejection_reason is null then change_op end as op,
-        before_row,
-        after_row,
-        coalesce(is_partial, false) as is_partial,
-        unset_columns,
-        primary_key_columns,
-        primary_key,
+        'change' as message_event_kind,
         case when before_key != primary_key then before_key end as previous_primary_key,
-        column_types,
-        ---------- times and order
         {{ epoch_ms_to_timestamp('source_ts_ms') }} as source_ts,
         {{ epoch_ms_to_timestamp('sync_ts_ms') }} as sync_ts,
-        cast(null as string) as event_sequence,
-        cast(null as string) as source_log_position,
         {{ ordering_key([
             'try_cast(source_ts_ms as bigint)',
             'try_cast(sync_ts_ms as bigint)',
             'kafka_offset',
             'unix_micros(loaded_at)',
             'source_position',
-        ]) }} as ordering_key,
-        cast(null as string) as transaction_id,
-        ---------- schema changes
-        cast(null as string) as ddl_text,
-        cast(null as string) as ddl_meta,
-        ---------- rejection
-        rejection_reason,
-        case when rejection_reason is not null then raw_value_text end as raw_value,
-        ---------- lineage
-        kafka_topic,
-        kafka_partition,
-        kafka_offset,
-        source_file,
-        source_position,
-        0 as row_index,
-        loaded_at
+        ]) }} as ordering_key
 
     from validated
 
-)
+),
+
+{{ staged_event_projection(
+    'renamed',
+    'lindorm_json',
+    absent=[
+        'event_sequence', 'source_log_position', 'transaction_id', 'ddl_text', 'ddl_meta',
+        'ddl_summary', 'ddl_meta_error', 'row_index',
+    ],
+) }}
 
 select * from final
