@@ -3,8 +3,8 @@
     Canal JSON (`dts_canal_json`). `raw_messages` names a CTE with the landing-table columns.
     `layout_var` names the dbt var that marks a source as using the legacy DTS layout (instances
     created before 2022-03-20: an update's new row is in `old`, a delete's row is in `old`);
-    none means the open-source layout only. Emits CTEs ending in `renamed`, one row per staged
-    event with the contract's columns for `staged_event_projection` (see _macros.yml).
+    none means the open-source layout only. Emits CTEs ending in `final` (the wire format's
+    `staged_event_projection`, so both formats name the same absent columns; see _macros.yml).
 #}
 {% macro canal_staged_events(raw_messages, source_format, layout_var=none) -%}
 
@@ -280,6 +280,15 @@ renamed as (
 
     from validated
 
-)
+),
+
+{{ staged_event_projection(
+    'renamed',
+    source_format,
+    absent=[
+        'schema_name', 'is_partial', 'unset_columns', 'source_log_position', 'ddl_meta',
+        'ddl_summary', 'ddl_meta_error',
+    ],
+) }}
 
 {%- endmacro %}

@@ -2,8 +2,8 @@
     The staging logic shared by DataWorks-to-Kafka JSON and DataHub Blob (the same JSON as
     UTF-8 bytes). `decoded_messages` names a CTE with the landing columns plus
     `message_json` (the JSON, or NULL), `decode_error` and `raw_value_text`. Emits CTEs ending
-    in `renamed`, one row per staged event with the contract's columns for
-    `staged_event_projection` (see _macros.yml).
+    in `final` (the wire format's `staged_event_projection`, so both formats name the same
+    absent columns; see _macros.yml).
 #}
 {% macro dataworks_staged_events(decoded_messages, source_format) -%}
 
@@ -269,6 +269,12 @@ renamed as (
 
     from all_events
 
-)
+),
+
+{{ staged_event_projection(
+    'renamed',
+    source_format,
+    absent=['is_partial', 'unset_columns', 'transaction_id', 'row_index'],
+) }}
 
 {%- endmacro %}

@@ -1,9 +1,9 @@
 {#
     The staging logic shared by Huawei DRS JSON and JSON-C (MySQL flavour with `mysqlType`,
     other databases with `dbType`/`columnType`). `raw_messages` names a relation with the
-    landing-table columns. Emits CTEs ending in `renamed`, one row per staged event with the
-    contract's columns for `staged_event_projection`: a message with N rows gives N changes
-    (see _macros.yml).
+    landing-table columns. Emits CTEs ending in `final` (the wire format's
+    `staged_event_projection`, so both formats name the same absent columns): a message with N
+    rows gives N changes (see _macros.yml).
 #}
 {% macro huawei_drs_staged_events(
     raw_messages, source_format, delete_row_field, epoch_second_timestamps
@@ -514,6 +514,15 @@ renamed as (
     from validated
     where rejection_reason is null or row_index = 0
 
-)
+),
+
+{{ staged_event_projection(
+    'renamed',
+    source_format,
+    absent=[
+        'is_partial', 'unset_columns', 'source_log_position', 'transaction_id', 'ddl_meta',
+        'ddl_summary', 'ddl_meta_error',
+    ],
+) }}
 
 {%- endmacro %}

@@ -48,11 +48,28 @@ def test_every_format_has_bundled_samples() -> None:
     assert sorted(path.name for path in samples.iterdir() if path.is_dir()) == sorted(FORMATS)
 
 
+FAMILY_CALL = re.compile(r"\{\{ (\w+_staged_events)\(\s*'\w+',\s*'([a-z0-9_]+)'")
+
+
 def test_every_staging_model_ends_with_the_one_projection() -> None:
-    """One visible shape: the format's CTEs, then the shared projection of the contract."""
+    """One visible shape: the format's CTEs, then the shared projection of the contract.
+
+    A model either calls `staged_event_projection` with its own format id, or calls the macro
+    of its wire format family with its format id, and that macro ends with the projection of
+    `source_format` (so both formats of a family name their absent columns in one place).
+    """
+    macros = PROJECT_ROOT / "macros"
     for fmt, _, model in dbt_formats():
         [path] = (PROJECT_ROOT / "models" / "staging").rglob(f"{model}.sql")
         text = path.read_text()
-        assert f"staged_event_projection(\n    'renamed',\n    '{fmt}'," in text, model
         assert text.rstrip().endswith("}}\n\nselect * from final"), model
         assert text.count("final as (") == 0, model
+        family = FAMILY_CALL.search(text)
+        if family is None:
+            assert f"staged_event_projection(\n    'renamed',\n    '{fmt}'," in text, model
+            continue
+        assert family.group(2) == fmt, model
+        assert "staged_event_projection" not in text, model
+        macro = (macros / f"{family.group(1)}.sql").read_text()
+        assert macro.rstrip().endswith(") }}\n\n{%- endmacro %}"), family.group(1)
+        assert "staged_event_projection(\n    'renamed',\n    source_format," in macro, model

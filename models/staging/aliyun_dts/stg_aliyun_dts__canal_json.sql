@@ -11,15 +11,6 @@ raw_messages as (
 
 {# The layout (DTS instances created before 2022-03-20 swap `old` and `data`) is the var
    dts_canal_json_legacy_layout, set in dbt_project.yml or with --vars. #}
-{{ canal_staged_events('raw_messages', 'dts_canal_json', 'dts_canal_json_legacy_layout') }},
-
-{{ staged_event_projection(
-    'renamed',
-    'dts_canal_json',
-    absent=[
-        'schema_name', 'is_partial', 'unset_columns', 'source_log_position', 'ddl_meta',
-        'ddl_summary', 'ddl_meta_error',
-    ],
-) }}
+{{ canal_staged_events('raw_messages', 'dts_canal_json', 'dts_canal_json_legacy_layout') }}
 
 select * from final

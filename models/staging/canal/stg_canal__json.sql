@@ -9,15 +9,6 @@ raw_messages as (
 
 ),
 
-{{ canal_staged_events('raw_messages', 'canal_json') }},
-
-{{ staged_event_projection(
-    'renamed',
-    'canal_json',
-    absent=[
-        'schema_name', 'is_partial', 'unset_columns', 'source_log_position', 'ddl_meta',
-        'ddl_summary', 'ddl_meta_error',
-    ],
-) }}
+{{ canal_staged_events('raw_messages', 'canal_json') }}
 
 select * from final

@@ -30,12 +30,6 @@ decoded as (
 
 ),
 
-{{ dataworks_staged_events('decoded', 'datahub_blob') }},
-
-{{ staged_event_projection(
-    'renamed',
-    'datahub_blob',
-    absent=['is_partial', 'unset_columns', 'transaction_id', 'row_index'],
-) }}
+{{ dataworks_staged_events('decoded', 'datahub_blob') }}
 
 select * from final

@@ -21,12 +21,6 @@ decoded as (
 
 ),
 
-{{ dataworks_staged_events('decoded', 'dataworks_json') }},
-
-{{ staged_event_projection(
-    'renamed',
-    'dataworks_json',
-    absent=['is_partial', 'unset_columns', 'transaction_id', 'row_index'],
-) }}
+{{ dataworks_staged_events('decoded', 'dataworks_json') }}
 
 select * from final

@@ -15,15 +15,6 @@ raw_messages as (
     'drs_json',
     delete_row_field='old',
     epoch_second_timestamps=true,
-) }},
-
-{{ staged_event_projection(
-    'renamed',
-    'drs_json',
-    absent=[
-        'is_partial', 'unset_columns', 'source_log_position', 'transaction_id', 'ddl_meta',
-        'ddl_summary', 'ddl_meta_error',
-    ],
 ) }}
 
 select * from final

@@ -15,15 +15,6 @@ raw_messages as (
     'drs_json_c',
     delete_row_field='data',
     epoch_second_timestamps=false,
-) }},
-
-{{ staged_event_projection(
-    'renamed',
-    'drs_json_c',
-    absent=[
-        'is_partial', 'unset_columns', 'source_log_position', 'transaction_id', 'ddl_meta',
-        'ddl_summary', 'ddl_meta_error',
-    ],
 ) }}
 
 select * from final
