@@ -426,7 +426,7 @@ def test_event_id_and_ordering_key(pipeline_build: Any, cursor: Any) -> None:
     )
     # (format, table, DRS id, row index): the same message loaded twice gets the same ids.
     assert [row["event_id"] for row in rows] == [
-        hashlib.sha256(f"drs_json|fixture_db.drs_orders|4|{index}".encode()).hexdigest()
+        hashlib.sha256(f"drs_json|fixture_db.drs_orders|4|{index}".encode()).hexdigest()[:32]
         for index in (0, 1)
     ]
     # id, es, ts, then (unknown) Kafka offset, load time and file position, then the row.
