@@ -10,12 +10,20 @@ from typing import Any
 import pytest
 from conftest import query
 
+from cdc_lake.formats import landing_table
 from cdc_lake.loader import load_files
 
 pytestmark = pytest.mark.spark
 
-# A landing table no model reads yet, so these rows stay out of the pipeline tests.
 FORMAT = "canal_json"
+
+
+@pytest.fixture(autouse=True)
+def own_landing_schema(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These loads go to a landing schema of their own (`CDC_LAKE_RAW_SCHEMA`): in the
+    session's landing tables, the session build would stage them when it runs after this
+    module, and the pipeline tests would find their messages among the rejected ones."""
+    monkeypatch.setenv("CDC_LAKE_RAW_SCHEMA", "loader_test_raw")
 
 
 def landed(cursor: Any, path: Path) -> list[dict[str, Any]]:
@@ -24,7 +32,7 @@ def landed(cursor: Any, path: Path) -> list[dict[str, Any]]:
         f"""
         select value, kafka_topic, kafka_partition, kafka_offset, kafka_key,
             cast(kafka_timestamp as string) as kafka_timestamp, source_position
-        from cdc_raw.{FORMAT}
+        from {landing_table(FORMAT)}
         where source_file = '{path.resolve()}'
         order by source_position""",
     )
@@ -79,7 +87,8 @@ def test_loading_the_same_content_again_adds_nothing(cursor: Any, tmp_path: Path
     again = load_files(cursor, FORMAT, [first])
     assert again[0].skipped
     count = query(
-        cursor, f"select count(*) as n from cdc_raw.{FORMAT} where value = '{{\"same\": true}}'"
+        cursor,
+        f"select count(*) as n from {landing_table(FORMAT)} where value = '{{\"same\": true}}'",
     )
     assert count == [{"n": 1}]
 
@@ -90,8 +99,8 @@ def test_binary_formats_land_bytes(cursor: Any, tmp_path: Path) -> None:
     load_files(cursor, "dts_avro", [path])
     rows = query(
         cursor,
-        f"select typeof(value) as kind, cast(value as string) as text from cdc_raw.dts_avro "
-        f"where source_file = '{path.resolve()}'",
+        f"select typeof(value) as kind, cast(value as string) as text "
+        f"from {landing_table('dts_avro')} where source_file = '{path.resolve()}'",
     )
     assert rows == [{"kind": "binary", "text": '{"payload":{"op":"MHEARTBEAT"}}'}]
 
@@ -105,7 +114,7 @@ def test_base64_lines_land_the_exact_bytes_of_binary_messages(cursor: Any, tmp_p
     assert result.messages == 3
     rows = query(
         cursor,
-        f"select hex(value) as value from cdc_raw.dts_avro "
+        f"select hex(value) as value from {landing_table('dts_avro')} "
         f"where source_file = '{path.resolve()}' order by source_position",
     )
     assert [bytes.fromhex(r["value"]) for r in rows] == [
@@ -124,7 +133,7 @@ def test_base64_kcat_payloads(cursor: Any, tmp_path: Path) -> None:
     load_files(cursor, "dts_avro", [path], encoding="base64")
     rows = query(
         cursor,
-        f"select hex(value) as value, kafka_offset from cdc_raw.dts_avro "
+        f"select hex(value) as value, kafka_offset from {landing_table('dts_avro')} "
         f"where source_file = '{path.resolve()}'",
     )
     assert rows == [{"value": payload.hex().upper(), "kafka_offset": 9}]
