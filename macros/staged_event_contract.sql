@@ -42,5 +42,6 @@
         ['source_position', 'bigint'],
         ['row_index', 'int'],
         ['loaded_at', 'timestamp'],
+        ['is_first_delivery', 'boolean'],
     ]) }}
 {%- endmacro %}

@@ -1,5 +1,6 @@
-{# The `final` CTE of every staging model: the contract's columns, in its order, picked by name
-   from the format's last CTE, with the rules every format shares (see _macros.yml). #}
+{# The last CTEs of every staging model, ending in `final`: the contract's columns, in its
+   order, picked by name from the format's last CTE, with the rules every format shares, and
+   `is_first_delivery` (see _macros.yml). #}
 {% macro staged_event_projection(relation, source_format, absent=[]) -%}
     {%- set shared = {
         'event_kind':
@@ -14,14 +15,16 @@
         'is_partial': 'false', 'unset_columns': 'array()', 'row_index': '0'
     } -%}
     {%- set contract_names = staged_event_columns() -%}
-    {%- for name in absent if name not in contract_names or name in shared -%}
+    {%- for name in absent
+        if name not in contract_names or name in shared or name == 'is_first_delivery' -%}
         {{ exceptions.raise_compiler_error(
             'staged_event_projection: ' ~ name ~ ' is not a column a format may leave out'
         ) }}
     {%- endfor -%}
     {%- set columns = [] -%}
     {%- for name, spark_type in staged_event_contract() -%}
-        {%- if name in shared -%}
+        {%- if name == 'is_first_delivery' -%}
+        {%- elif name in shared -%}
             {%- do columns.append('cast(' ~ shared[name] ~ ' as ' ~ spark_type ~ ') as ' ~ name) -%}
         {%- elif name in absent -%}
             {%- set value = absent_values.get(name, 'null') -%}
@@ -30,12 +33,63 @@
             {%- do columns.append(name) -%}
         {%- endif -%}
     {%- endfor %}
-final as (
+projected as (
 
     select
         {{ columns | join(',\n        ') }}
 
     from {{ relation }}
+
+),
+
+{# The new rows' event ids that earlier runs staged already (the new rows are few: read
+   their ids, not every id held). None on a first or full-refresh run. #}
+held_deliveries as (
+
+    {%- if is_incremental() %}
+
+    select distinct
+        event_id,
+        event_kind
+
+    from {{ this }}
+    where event_id in (select projected.event_id from projected)
+
+    {%- else %}
+
+    select
+        cast(null as string) as event_id,
+        cast(null as string) as event_kind
+
+    where false
+
+    {%- endif %}
+
+),
+
+{# Kafka is at-least-once and files get re-exported: the first delivery of each event (first
+   loaded), also when the copy arrives runs later, is the one every later model keeps. #}
+final as (
+
+    select
+        projected.*,
+        held_deliveries.event_id is null
+        and row_number() over (
+            partition by projected.event_id, projected.event_kind
+            order by
+                projected.loaded_at,
+                projected.kafka_partition,
+                projected.kafka_offset,
+                projected.source_file,
+                projected.source_position,
+                projected.row_index
+        ) = 1 as is_first_delivery
+
+    from projected
+    left join held_deliveries
+        on
+            projected.event_id = held_deliveries.event_id
+            and projected.event_kind = held_deliveries.event_kind
 
 )
 {%- endmacro %}

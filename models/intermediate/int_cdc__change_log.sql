@@ -6,21 +6,12 @@ staged_events as (
 
 ),
 
-row_changes as (
-
-    select * from staged_events
-    where event_kind = 'change' and {{ loaded_since_last_run(ref('int_cdc__staged_events')) }}
-
-),
-
 {# Kafka is at-least-once and files get re-exported: one row per event_id, the first loaded,
-   also when the copy arrives runs later. #}
+   also when the copy arrives runs later (staging marks it: is_first_delivery). #}
 deduplicated as (
 
-    {{ first_deliveries(
-        'row_changes',
-        order_by='loaded_at, kafka_partition, kafka_offset, source_file, source_position',
-    ) }}
+    select * from staged_events
+    where event_kind = 'change' and is_first_delivery
 
 ),
 

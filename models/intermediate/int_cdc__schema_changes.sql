@@ -6,20 +6,16 @@ staged_events as (
 
 ),
 
-{# DDL events, and truncates too: a truncate changes rows (change log) and is a statement (here). #}
-selected_events as (
+{# DDL events, and truncates too: a truncate changes rows (change log) and is a statement
+   (here). The first delivery of each (staging marks it, also against earlier runs). #}
+first_deliveries as (
 
     select *
     from staged_events
     where
         (event_kind = 'schema_change' or (event_kind = 'change' and op = 'truncate'))
+        and is_first_delivery
         and {{ loaded_since_last_run(ref('int_cdc__staged_events')) }}
-
-),
-
-first_deliveries as (
-
-    {{ first_deliveries('selected_events', order_by='loaded_at, source_position') }}
 
 ),
 

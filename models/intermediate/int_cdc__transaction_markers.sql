@@ -6,16 +6,14 @@ staged_events as (
 
 ),
 
-selected_events as (
-
-    select * from staged_events
-    where event_kind = 'transaction' and {{ loaded_since_last_run(ref('int_cdc__staged_events')) }}
-
-),
-
+{# The first delivery of each event (staging marks it, also against earlier runs). #}
 first_deliveries as (
 
-    {{ first_deliveries('selected_events', order_by='loaded_at, source_position') }}
+    select * from staged_events
+    where
+        event_kind = 'transaction'
+        and is_first_delivery
+        and {{ loaded_since_last_run(ref('int_cdc__staged_events')) }}
 
 ),
 
