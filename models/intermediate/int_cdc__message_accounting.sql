@@ -3,31 +3,33 @@
     still checks their increments rather than trusting them. `dbt run --full-refresh --select
     int_cdc__message_accounting` recounts every landed message (the full reconciliation). -#}
 {%- set new_loads = loaded_since_last_run(ref('int_cdc__staged_events')) -%}
-{#- Which models hold the new event_ids is read for those only; on a first or full run that
-    is all of them, and the filter would broadcast every event_id to every task. -#}
-{%- set of_new_event_ids = 'true' if new_loads == 'true'
-    else 'event_id in (select staged_events.event_id from staged_events)' -%}
-
 {#- Every enabled format's landing table (macro cdc_formats, var cdc_lake_formats). -#}
 {%- set landing_tables = [] -%}
 {%- for entry in enabled_cdc_formats() -%}
     {%- do landing_tables.append((entry.source, entry.format)) -%}
 {%- endfor -%}
 
-{#- The models a staged row can land in, by event_kind. A truncate is a change and a
-    statement, so it lands in the change log and in the schema changes; a tombstone lands in
-    none (it is counted, not modelled). -#}
+{#- The tables a staged row can land in besides the change log, by the staged rows they keep.
+    A truncate is a change and a statement, so it lands in the schema changes too; a tombstone
+    and an update half land in none (they are counted, not modelled). The change log is a view
+    of staging's first deliveries, so what is checked for it is that flag (every event has
+    exactly one). -#}
 {%- set destinations = [
-    ('change_log', 'int_cdc__change_log', "event_kind = 'change'"),
-    ('heartbeats', 'int_cdc__heartbeats', "event_kind = 'heartbeat'"),
+    ('heartbeats', 'int_cdc__heartbeats', "event_kind = 'heartbeat' and is_first_delivery"),
     (
         'schema_changes',
         'int_cdc__schema_changes',
-        "event_kind = 'schema_change' or (event_kind = 'change' and op = 'truncate')",
+        "(event_kind = 'schema_change' or (event_kind = 'change' and op = 'truncate'))"
+        ~ " and is_first_delivery",
     ),
-    ('transaction_markers', 'int_cdc__transaction_markers', "event_kind = 'transaction'"),
+    (
+        'transaction_markers',
+        'int_cdc__transaction_markers',
+        "event_kind = 'transaction' and is_first_delivery",
+    ),
     ('rejected_messages', 'int_cdc__rejected_messages', "event_kind = 'rejected'"),
 ] -%}
+{%- set message_columns = ['source_format', 'source_file', 'source_position', 'loaded_at'] -%}
 
 with
 
@@ -57,6 +59,7 @@ staged_events as (
     {{ model }} as (
 
         select * from {{ ref(model) }}
+        where {{ new_loads }}
 
     ),
 
@@ -81,227 +84,107 @@ landed_messages as (
 
 ),
 
-{# Every row of the models after staging, by the staged row it came from. Only the change
-   log keeps row_index; the other models' rows are matched on the message and event_id. #}
-modelled_rows as (
+{# Every delivery of the new staged rows' events: theirs, and (incremental runs) those
+   earlier loads staged, read through the new rows' ids only. #}
+deliveries as (
 
-    {% for destination, model, _ in destinations %}
+    select
+        {{ message_columns | join(', ') }},
+        event_id,
+        event_kind,
+        op,
+        is_first_delivery,
+        true as is_new
+    from staged_events
+
+    {% if new_loads != 'true' %}
+        union all
+
         select
-            '{{ destination }}' as destination,
+            {{ message_columns | join(', ') }},
             event_id,
-            source_format,
-            source_file,
-            source_position,
-            loaded_at,
-            {% if destination == 'change_log' %}
-                row_index
-            {% else %}
-                cast(null as int) as row_index
-            {% endif %}
-        from {{ model }}
-        where {{ new_loads }}
-        {% if not loop.last %}
-            union all
-        {% endif %}
-    {% endfor %}
+            event_kind,
+            op,
+            is_first_delivery,
+            false as is_new
+        from all_staged_events
+        where
+            not ({{ new_loads }})
+            and event_id in (select staged_events.event_id from staged_events)
+    {% endif %}
 
 ),
 
-{# Which models hold an event_id of the new staged rows at all (from any delivery, any load). #}
-modelled_event_ids as (
+{# Each new staged row's outcome. Staging keeps exactly one delivery of every event (the
+   first loaded, `is_first_delivery`); every model but the rejected messages keeps only that
+   one. An event with no kept delivery is lost, one with two is doubled: its rows are
+   unaccounted. Rejected messages and tombstones are kept or counted at every delivery. #}
+staged_rows as (
 
     select
-        {% for destination, _, _ in destinations %}
-            count_if(destination = '{{ destination }}') > 0 as has_{{ destination }},
-        {% endfor %}
-        event_id
+        {{ message_columns | join(', ') }},
+        case
+            when kept_deliveries != 1 then 'unaccounted'
+            when event_kind in ('rejected', 'tombstone') then event_kind
+            when not is_first_delivery then 'duplicate'
+            else event_kind
+        end as row_outcome
+
     from (
-        {% for destination, model, _ in destinations %}
+        select
+            *,
+            count_if(is_first_delivery) over (partition by event_id, event_kind)
+                as kept_deliveries
+        from deliveries
+    ) as counted_deliveries
+    where is_new
+
+),
+
+{# The tables after staging against the new staged rows, per message, event and table: as
+   many rows as staged rows that belong there. One mismatch (lost, doubled or misrouted) is
+   an unaccounted row of its message. #}
+destination_mismatches as (
+
+    select
+        {{ message_columns | join(', ') }},
+        'unaccounted' as row_outcome
+
+    from (
+        {% for destination, model, condition in destinations %}
             select
+                {{ message_columns | join(', ') }},
+                event_id,
                 '{{ destination }}' as destination,
-                event_id
+                1 as expected_rows,
+                0 as modelled_rows
+            from staged_events
+            where {{ condition }}
+
+            union all
+
+            select
+                {{ message_columns | join(', ') }},
+                event_id,
+                '{{ destination }}' as destination,
+                0 as expected_rows,
+                1 as modelled_rows
             from {{ model }}
-            where {{ of_new_event_ids }}
             {% if not loop.last %}
                 union all
             {% endif %}
         {% endfor %}
-    ) as modelled_ids
-    group by event_id
-
-),
-
-{# Event kinds of the new staged rows that earlier loads delivered already. #}
-earlier_deliveries as (
-
-    select distinct
-        event_id as earlier_event_id,
-        event_kind as earlier_event_kind
-    from all_staged_events
-    where
-        not ({{ new_loads }})
-        and event_id in (select staged_events.event_id from staged_events)
-
-),
-
-{# copy_number tells identical staged rows apart: only the first copy can land in a model,
-   further copies are duplicates of it. delivery_number orders the deliveries of one event_id
-   (first loaded first), for the kinds no model de-duplicates. #}
-staged_rows as (
-
-    select
-        staged_events.event_id,
-        staged_events.event_kind,
-        staged_events.op,
-        staged_events.source_format,
-        staged_events.source_file,
-        staged_events.source_position,
-        staged_events.loaded_at,
-        staged_events.row_index,
-        {% for destination, _, condition in destinations %}
-            coalesce({{ condition }}, false) as expects_{{ destination }},
-        {% endfor %}
-        row_number() over (
-            partition by
-                staged_events.event_id,
-                staged_events.event_kind,
-                staged_events.op,
-                staged_events.source_format,
-                staged_events.source_file,
-                staged_events.source_position,
-                staged_events.loaded_at,
-                staged_events.row_index
-            order by staged_events.event_id
-        ) as copy_number,
-        row_number() over (
-            partition by staged_events.event_id, staged_events.event_kind
-            order by
-                staged_events.loaded_at,
-                staged_events.source_file,
-                staged_events.source_position,
-                staged_events.row_index
-        ) + case when earlier_deliveries.earlier_event_id is null then 0 else 1 end
-            as delivery_number
-    from staged_events
-    left join earlier_deliveries
-        on
-            staged_events.event_id = earlier_deliveries.earlier_event_id
-            and staged_events.event_kind = earlier_deliveries.earlier_event_kind
-
-),
-
-{# How often each staged row appears in each model (same message, event_id and row). #}
-staged_row_landings as (
-
-    select
-        staged_rows.event_id,
-        staged_rows.event_kind,
-        staged_rows.source_format,
-        staged_rows.source_file,
-        staged_rows.source_position,
-        staged_rows.loaded_at,
-        staged_rows.row_index,
-        staged_rows.copy_number,
-        {% for destination, _, _ in destinations %}
-            staged_rows.expects_{{ destination }},
-        {% endfor %}
-        {% for destination, _, _ in destinations %}
-            count_if(modelled_rows.destination = '{{ destination }}') as in_{{ destination }},
-        {% endfor %}
-        staged_rows.delivery_number
-
-    from staged_rows
-    left join modelled_rows
-        on
-            staged_rows.copy_number = 1
-            and staged_rows.event_id = modelled_rows.event_id
-            and staged_rows.source_format = modelled_rows.source_format
-            and staged_rows.source_file = modelled_rows.source_file
-            and staged_rows.source_position = modelled_rows.source_position
-            and staged_rows.loaded_at = modelled_rows.loaded_at
-            and (
-                modelled_rows.row_index is null
-                or staged_rows.row_index = modelled_rows.row_index
-            )
-    group by
-        {% for destination, _, _ in destinations %}
-            staged_rows.expects_{{ destination }},
-        {% endfor %}
-        staged_rows.event_id,
-        staged_rows.event_kind,
-        staged_rows.op,
-        staged_rows.source_format,
-        staged_rows.source_file,
-        staged_rows.source_position,
-        staged_rows.loaded_at,
-        staged_rows.row_index,
-        staged_rows.copy_number,
-        staged_rows.delivery_number
-
-),
-
-{# Each staged row's outcome: landed where its kind says (exactly once in each such model),
-   a duplicate (in no model, while every model it belongs in holds its event_id from another
-   delivery), or unaccounted (anything else: lost, doubled, misrouted). An update half lands
-   in no model (staging paired it with the other half, whose change carries its image): the
-   first delivery of its event_id is an update half, later ones are duplicates. #}
-staged_row_outcomes as (
-
-    select
-        staged_row_landings.source_format,
-        staged_row_landings.source_file,
-        staged_row_landings.source_position,
-        staged_row_landings.loaded_at,
-        case
-            when
-                staged_row_landings.copy_number = 1
-                and staged_row_landings.event_kind in (
-                    'change', 'heartbeat', 'schema_change', 'transaction', 'tombstone', 'rejected'
-                )
-                {% for destination, _, _ in destinations %}
-                    and staged_row_landings.in_{{ destination }}
-                    = cast(staged_row_landings.expects_{{ destination }} as int)
-                {% endfor %}
-                then staged_row_landings.event_kind
-            when
-                staged_row_landings.event_kind = 'update_half'
-                {% for destination, _, _ in destinations %}
-                    and staged_row_landings.in_{{ destination }} = 0
-                {% endfor %}
-                then
-                    case
-                        when staged_row_landings.delivery_number = 1 then 'update_half'
-                        else 'duplicate'
-                    end
-            when
-                staged_row_landings.event_kind in (
-                    'change', 'heartbeat', 'schema_change', 'transaction'
-                )
-                {% for destination, _, _ in destinations %}
-                    and staged_row_landings.in_{{ destination }} = 0
-                    and (
-                        not staged_row_landings.expects_{{ destination }}
-                        or coalesce(modelled_event_ids.has_{{ destination }}, false)
-                    )
-                {% endfor %}
-                then 'duplicate'
-            else 'unaccounted'
-        end as row_outcome
-
-    from staged_row_landings
-    left join modelled_event_ids
-        on staged_row_landings.event_id = modelled_event_ids.event_id
+    ) as destination_rows
+    group by {{ message_columns | join(', ') }}, event_id, destination
+    having sum(expected_rows) != sum(modelled_rows)
 
 ),
 
 staged_messages as (
 
     select
-        source_format,
-        source_file,
-        source_position,
-        loaded_at,
-        count(*) as staged_rows,
+        {{ message_columns | join(', ') }},
+        count_if(is_staged) as staged_rows,
         count_if(row_outcome = 'change') as change_rows,
         count_if(row_outcome = 'heartbeat') as heartbeat_rows,
         count_if(row_outcome = 'schema_change') as schema_change_rows,
@@ -311,8 +194,18 @@ staged_messages as (
         count_if(row_outcome = 'rejected') as rejected_rows,
         count_if(row_outcome = 'duplicate') as duplicate_rows,
         count_if(row_outcome = 'unaccounted') as unaccounted_rows
-    from staged_row_outcomes
-    group by source_format, source_file, source_position, loaded_at
+    from (
+        select
+            *,
+            true as is_staged
+        from staged_rows
+        union all
+        select
+            *,
+            false as is_staged
+        from destination_mismatches
+    ) as outcomes
+    group by {{ message_columns | join(', ') }}
 
 ),
 

@@ -4,7 +4,7 @@ Over every bundled sample and fixture (one `dbt build`), `int_cdc__message_accou
 row per landing row loaded before the build, none unaccounted, and its row counts add up to
 the intermediate models.
 Then the model's own compiled SQL is run again with one of its inputs made deliberately
-wrong (a change-log row dropped, a heartbeat doubled, a message's staged rows dropped), to
+wrong (a change no delivery keeps, a heartbeat doubled, a message's staged rows dropped), to
 show that it flags exactly the damaged message and nothing else.
 """
 
@@ -161,9 +161,10 @@ def lineage_filter(row: dict[str, Any]) -> str:
     )
 
 
-def test_a_lost_row_of_a_multi_row_message_is_caught(probe: Any, cursor: Any) -> None:
+def test_a_change_no_delivery_keeps_is_caught(probe: Any, cursor: Any) -> None:
     # A row of a message of several row-changes, none of them delivered twice, whose event no
-    # other delivery carries (a file landed twice has every event twice: not a victim).
+    # other delivery carries (a file landed twice has every event twice: not a victim). The
+    # change log keeps each event's first delivery: staging losing that flag loses the row.
     victim = query(
         cursor,
         f"""
@@ -184,13 +185,13 @@ def test_a_lost_row_of_a_multi_row_message_is_caught(probe: Any, cursor: Any) ->
         limit 1
         """,
     )[0]
-    row_index = victim["row_index"]
-    change_log = f"{INTERMEDIATE}.int_cdc__change_log"
-    lossy = (
-        f"select * from {change_log} "
-        f"where not ({lineage_filter(victim)} and row_index = {row_index})"
+    staged = f"{INTERMEDIATE}.int_cdc__staged_events"
+    unkept = (
+        "select event_id, event_kind, op, source_format, source_file, source_position, "
+        f"loaded_at, row_index, is_first_delivery and not ({lineage_filter(victim)} "
+        f"and row_index = {victim['row_index']}) as is_first_delivery from {staged}"
     )
-    flagged = probe({"int_cdc__change_log": lossy})
+    flagged = probe({"int_cdc__staged_events": unkept})
     assert [message_of(row) for row in flagged] == [message_of(victim)]
     assert flagged[0]["unaccounted_rows"] == 1
     assert flagged[0]["accounting_error"].startswith("staged rows in no model")
