@@ -3,6 +3,10 @@
     still checks their increments rather than trusting them. `dbt run --full-refresh --select
     int_cdc__message_accounting` recounts every landed message (the full reconciliation). -#}
 {%- set new_loads = loaded_since_last_run(ref('int_cdc__staged_events')) -%}
+{#- The new staged rows and the earlier deliveries of their events (read through the new
+    rows' ids; on a first or full run there are no earlier ones). -#}
+{%- set new_or_redelivered = new_loads if new_loads == 'true'
+    else new_loads ~ ' or event_id in (select staged_events.event_id from staged_events)' -%}
 {#- Every enabled format's landing table (macro cdc_formats, var cdc_lake_formats). -#}
 {%- set landing_tables = [] -%}
 {%- for entry in enabled_cdc_formats() -%}
@@ -84,34 +88,17 @@ landed_messages as (
 
 ),
 
-{# Every delivery of the new staged rows' events: theirs, and (incremental runs) those
-   earlier loads staged, read through the new rows' ids only. #}
+{# Every delivery of the new staged rows' events: theirs, and those earlier loads staged. #}
 deliveries as (
 
     select
         {{ message_columns | join(', ') }},
         event_id,
         event_kind,
-        op,
         is_first_delivery,
-        true as is_new
-    from staged_events
-
-    {% if new_loads != 'true' %}
-        union all
-
-        select
-            {{ message_columns | join(', ') }},
-            event_id,
-            event_kind,
-            op,
-            is_first_delivery,
-            false as is_new
-        from all_staged_events
-        where
-            not ({{ new_loads }})
-            and event_id in (select staged_events.event_id from staged_events)
-    {% endif %}
+        {{ new_loads }} as is_new
+    from all_staged_events
+    where {{ new_or_redelivered }}
 
 ),
 
