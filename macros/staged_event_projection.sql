@@ -42,18 +42,28 @@ projected as (
 
 ),
 
-{# The new rows' event ids that earlier runs staged already (the new rows are few: read
-   their ids, not every id held). None on a first or full-refresh run. #}
+{# The new rows' event ids that earlier runs staged already. The new rows are few: their ids
+   are broadcast and each held row is looked up in them, where a join Spark plans itself
+   shuffles every held row (it cannot size the new rows' plan). None on a first or
+   full-refresh run. #}
+new_event_ids as (
+
+    select distinct event_id
+    from projected
+
+),
+
 held_deliveries as (
 
     {%- if is_incremental() %}
 
-    select distinct
-        event_id,
-        event_kind
+    select /*+ broadcast(new_event_ids) */ distinct
+        held.event_id,
+        held.event_kind
 
-    from {{ this }}
-    where event_id in (select projected.event_id from projected)
+    from {{ this }} as held
+    left semi join new_event_ids
+        on held.event_id = new_event_ids.event_id
 
     {%- else %}
 
