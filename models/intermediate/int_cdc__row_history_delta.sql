@@ -88,7 +88,8 @@ touched_keys as (
 ),
 
 {# The stored latest version of each touched key: the base's current row unless a newer
-   generation of the delta replaced it. #}
+   generation of the delta replaced it. The touched keys are broadcast: each stored row is
+   looked up in them where it is read, not shuffled (with its images) to meet them. #}
 stored_latest as (
 
     select * except (generation_rank)
@@ -100,7 +101,7 @@ stored_latest as (
                 order by generation desc, version_number desc
             ) as generation_rank
         from (
-            select base_history.*
+            select /*+ broadcast(touched_keys) */ base_history.*
             from base_history
             left semi join touched_keys
                 on
@@ -110,7 +111,7 @@ stored_latest as (
 
             union all
 
-            select stored_delta.*
+            select /*+ broadcast(touched_keys) */ stored_delta.*
             from stored_delta
             left semi join touched_keys
                 on
