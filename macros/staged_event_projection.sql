@@ -46,13 +46,6 @@ projected as (
    are broadcast and each held row is looked up in them, where a join Spark plans itself
    shuffles every held row (it cannot size the new rows' plan). None on a first or
    full-refresh run. #}
-new_event_ids as (
-
-    select distinct event_id
-    from projected
-
-),
-
 held_deliveries as (
 
     {%- if is_incremental() %}
@@ -62,7 +55,7 @@ held_deliveries as (
         held.event_kind
 
     from {{ this }} as held
-    left semi join new_event_ids
+    left semi join (select distinct projected.event_id from projected) as new_event_ids
         on held.event_id = new_event_ids.event_id
 
     {%- else %}
