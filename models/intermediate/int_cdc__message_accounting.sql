@@ -129,7 +129,8 @@ staged_rows as (
 ),
 
 {# The tables after staging against the new staged rows, per message, event and table: as
-   many rows as staged rows that belong there. One mismatch (lost, doubled or misrouted) is
+   many rows as staged rows that belong there (the staged rows are read once, each naming
+   the tables it belongs in, not once a table). One mismatch (lost, doubled or misrouted) is
    an unaccounted row of its message. #}
 destination_mismatches as (
 
@@ -138,16 +139,22 @@ destination_mismatches as (
         'unaccounted' as row_outcome
 
     from (
-        {% for destination, model, condition in destinations %}
-            select
-                {{ message_columns | join(', ') }},
-                event_id,
-                '{{ destination }}' as destination,
-                1 as expected_rows,
-                0 as modelled_rows
-            from staged_events
-            where {{ condition }}
+        select
+            {{ message_columns | join(', ') }},
+            event_id,
+            destination,
+            1 as expected_rows,
+            0 as modelled_rows
+        from staged_events
+            lateral view explode(array(
+                {% for destination, _, condition in destinations %}
+                    case when {{ condition }} then '{{ destination }}' end
+                    {%- if not loop.last %},{% endif %}
+                {% endfor %}
+            )) expected_destinations as destination
+        where destination is not null
 
+        {% for destination, model, _ in destinations %}
             union all
 
             select
@@ -157,9 +164,6 @@ destination_mismatches as (
                 0 as expected_rows,
                 1 as modelled_rows
             from {{ model }}
-            {% if not loop.last %}
-                union all
-            {% endif %}
         {% endfor %}
     ) as destination_rows
     group by {{ message_columns | join(', ') }}, event_id, destination
