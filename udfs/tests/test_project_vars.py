@@ -9,9 +9,11 @@ argument of `canal_staged_events`).
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
+import pytest
 import yaml
-from conftest import PROJECT_ROOT
+from conftest import PROJECT_ROOT, run_dbt
 
 READS = (
     re.compile(r"\bvar\(\s*'([a-z0-9_]+)'"),
@@ -44,3 +46,25 @@ def test_every_var_read_is_declared_and_every_declared_var_is_read() -> None:
 def test_every_var_is_in_the_readmes_settings() -> None:
     readme = (PROJECT_ROOT / "README.md").read_text()
     assert sorted(name for name in vars_read() if f"`{name}`" not in readme) == []
+
+
+@pytest.mark.parametrize(
+    ("formats", "message"),
+    [
+        ("[canal_json, canal-jsn]", "names unknown format ids: canal-jsn;"),
+        ("canal_json", "is the string 'canal_json', not a list;"),
+    ],
+)
+def test_a_format_list_that_is_not_all_or_known_ids_fails_with_the_known_ids(
+    spark_server: object, tmp_path: Path, formats: str, message: str
+) -> None:
+    """A typo in `cdc_lake_formats` would otherwise stage nothing and build empty tables."""
+    result = run_dbt(
+        *("compile", "--select", "int_cdc__staged_events", "--target-path", str(tmp_path)),
+        *("--vars", f"{{cdc_lake_formats: {formats}}}"),
+    )
+    assert not result.success
+    assert f"var cdc_lake_formats {message}" in str(result.exception or result.result)
+    assert "it is `all` or a list of format ids: dataworks_json," in str(
+        result.exception or result.result
+    )
