@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 from conftest import compiled_inline, dbt_target_path, run_dbt
 
+from cdc_lake.formats import FORMATS
+
 pytestmark = pytest.mark.spark
 
 
@@ -39,7 +41,7 @@ def test_every_staging_model_emits_the_contract(pipeline_build: Any) -> None:
     check = by_name["assert_staging_models_emit_the_contract"]
     assert check.status == "pass", check.message
     staging = [name for name in by_name if name.startswith("stg_")]
-    assert len(staging) == 12 and set(check.node.depends_on.nodes) >= {
+    assert len(staging) == len(FORMATS) and set(check.node.depends_on.nodes) >= {
         f"model.cdc_lake.{name}" for name in staging
     }
 

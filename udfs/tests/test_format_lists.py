@@ -44,9 +44,11 @@ def test_every_entry_names_its_staging_model_and_source_table() -> None:
         assert fmt in tables, (fmt, source)
 
 
-def test_every_format_has_bundled_samples() -> None:
+def test_every_format_has_bundled_samples_with_their_provenance() -> None:
     samples = PROJECT_ROOT / "seeds" / "samples"
     assert sorted(path.name for path in samples.iterdir() if path.is_dir()) == sorted(FORMATS)
+    sources = (samples / "SOURCES.md").read_text()
+    assert sorted(fmt for fmt in FORMATS if f"| `{fmt}/" not in sources) == []
 
 
 FAMILY_CALL = re.compile(r"\{\{ (\w+_staged_events)\(\s*'\w+',\s*'([a-z0-9_]+)'")
