@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
                 for statement in args.statements:
                     rows = run(cursor, statement)
                     print_rows(cursor.description, rows)
-    except (server.ServerError, ClientError, FileNotFoundError, ValueError) as error:
+    except (server.ServerError, ClientError, OSError, ValueError) as error:
         print(f"cdc-lake: error: {error}", file=sys.stderr)
         return 1
     return 0

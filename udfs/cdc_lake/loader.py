@@ -185,12 +185,20 @@ def load_files(
     "auto" decides per file by its name (`file_encoding`).
     """
     landing = landing_table(fmt)
-    files = expand_paths(paths)
+    # Every file is read (hashed) before any is loaded: an unreadable one stops the load with
+    # its name, before anything landed, and the same command works once it is fixed.
+    inspected = []
+    for path in expand_paths(paths):
+        try:
+            inspected.append((path, *inspect_file(path)))
+        except OSError as error:
+            raise OSError(
+                f"cannot read {path}: {error.strerror or error}; nothing loaded"
+            ) from None
     for statement in bootstrap_statements([fmt]):  # the server made the others at start
         run(cursor, statement)
     results = []
-    for path in files:
-        sha, envelope, size = inspect_file(path)
+    for path, sha, envelope, size in inspected:
         seen = run(
             cursor,
             f"select count(*) from {loaded_files_table()} "

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from cdc_lake import loader
 from cdc_lake.formats import FORMATS
 from cdc_lake.loader import (
     KCAT_SCHEMA,
@@ -250,3 +251,22 @@ def test_auto_encoding_follows_the_file_name() -> None:
     assert file_encoding(Path("records.BASE64"), "auto") == "base64"
     assert file_encoding(Path("records.jsonl"), "auto") == "text"
     assert file_encoding(Path("records.b64"), "text") == "text"
+
+
+def test_an_unreadable_file_stops_the_load_before_anything_lands(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read as root, no file is unreadable: the failure is simulated where the file is opened.
+    The cursor is never touched (None): nothing is bootstrapped or landed."""
+    (tmp_path / "a.jsonl").write_text("{}\n")
+    (tmp_path / "b.jsonl").write_text("{}\n")
+    real = loader.inspect_file
+
+    def inspect(path: Path) -> tuple[str, str, int]:
+        if path.name == "b.jsonl":
+            raise PermissionError(13, "Permission denied")
+        return real(path)
+
+    monkeypatch.setattr(loader, "inspect_file", inspect)
+    with pytest.raises(OSError, match=r"cannot read .*b\.jsonl: Permission denied; nothing"):
+        loader.load_files(None, "canal_json", [tmp_path])
