@@ -1,7 +1,9 @@
 {# The typed columns of one source table, read from cdc_table_schemas when dbt executes (an
    empty list while it parses, or before the table exists): a list of (column name, Spark
    type, source type) in column order, overrides applied, override-only columns last, names
-   unique whatever their case (Spark's column names ignore it). #}
+   unique whatever their case (Spark's column names ignore it: a later case twin is left
+   out) and within the name limit of `cdc_lake_limits` (a longer one is left out); each
+   left-out column is logged. #}
 {% macro cdc_typed_columns(table_key, column_types=none) -%}
     {%- set overrides = column_types or {} -%}
     {%- set schema_rows = [] -%}
@@ -22,8 +24,16 @@
     {%- endif -%}
     {%- set typed_columns = [] -%}
     {%- set taken_names = [] -%}
+    {%- set longest = cdc_lake_limits().name_characters -%}
     {%- for column_name, spark_type, source_type in schema_rows -%}
-        {%- if column_name | lower not in taken_names -%}
+        {%- if column_name | length > longest or column_name | lower in taken_names -%}
+            {%- do log(
+                'cdc_typed_columns(' ~ table_key ~ '): column ' ~ column_name[:80]
+                ~ ' left out (a case twin of an earlier column, or a name over '
+                ~ longest ~ ' characters)',
+                info=true
+            ) -%}
+        {%- else -%}
             {%- do taken_names.append(column_name | lower) -%}
             {%- do typed_columns.append(
                 [column_name, overrides.get(column_name, spark_type), source_type]

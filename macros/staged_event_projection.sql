@@ -1,15 +1,17 @@
 {# The last CTEs of every staging model, ending in `final`: the contract's columns, in its
-   order, picked by name from the format's last CTE, with the rules every format shares, and
-   `is_first_delivery` (see _macros.yml). #}
+   order, picked by name from the format's last CTE, with the rules every format shares (the
+   project's limits among them), and `is_first_delivery` (see _macros.yml). #}
 {% macro staged_event_projection(relation, source_format, absent=[]) -%}
     {%- set shared = {
         'event_kind':
-            "case when rejection_reason is not null then 'rejected' else message_event_kind end",
+            "case when checked_rejection_reason is not null then 'rejected'"
+            ~ " else message_event_kind end",
         'source_format': "'" ~ source_format ~ "'",
         'op':
-            "case when rejection_reason is null and message_event_kind = 'change'"
+            "case when checked_rejection_reason is null and message_event_kind = 'change'"
             ~ " then change_op end",
-        'raw_value': 'case when rejection_reason is not null then raw_value_text end',
+        'rejection_reason': 'checked_rejection_reason',
+        'raw_value': 'case when checked_rejection_reason is not null then raw_value_text end',
     } -%}
     {%- set absent_values = {
         'is_partial': 'false', 'unset_columns': 'array()', 'row_index': '0'
@@ -33,12 +35,37 @@
             {%- do columns.append(name) -%}
         {%- endif -%}
     {%- endfor %}
+shared_rules_checked as (
+
+    select
+        *,
+        {{ staged_event_violation(absent) | indent(8) }} as shared_violation
+
+    from {{ relation }}
+
+),
+
+{# The format's own reason first, then the rules every format shares. Those are rules of
+   the whole message: a message that breaks one is one rejected row (its first). #}
+shared_rules_applied as (
+
+    select
+        *,
+        coalesce(rejection_reason, shared_violation) as checked_rejection_reason
+
+    from shared_rules_checked
+    {%- if 'row_index' not in absent %}
+    where rejection_reason is not null or shared_violation is null or row_index = 0
+    {%- endif %}
+
+),
+
 projected as (
 
     select
         {{ columns | join(',\n        ') }}
 
-    from {{ relation }}
+    from shared_rules_applied
 
 ),
 

@@ -1,0 +1,26 @@
+{# SQL: why a staged row breaks a rule every format shares, else NULL: the project's limits
+   (`cdc_lake_limits`: message text, database/schema/table names), which bound what a
+   message may put into the tables after staging, and a heartbeat's time, which
+   `int_cdc__heartbeats` needs. All are rules of the whole message (every row of a message
+   has the same text, names and kind), so staging's projection keeps one rejected row per
+   message (`row_index` 0). #}
+{% macro staged_event_violation(absent=[]) -%}
+    {%- set limits = cdc_lake_limits() -%}
+    {%- set names = ['database_name', 'schema_name', 'table_name'] | reject('in', absent) | list -%}
+    case
+        when length(raw_value_text) > {{ limits.message_characters }}
+            then concat(
+                'message of ', cast(length(raw_value_text) as string),
+                ' characters is over the limit of {{ limits.message_characters }}'
+            )
+        when greatest(
+    {%- for name in names %}
+            coalesce(length({{ name }}), 0){{ ',' if not loop.last }}
+    {%- endfor %}
+        ) > {{ limits.name_characters }}
+            then 'a database, schema or table name is over the limit of '
+            || '{{ limits.name_characters }} characters'
+        when message_event_kind = 'heartbeat' and source_ts is null
+            then 'a heartbeat without its time'
+    end
+{%- endmacro %}
