@@ -24,6 +24,17 @@ SAMPLES = PROJECT_ROOT / "seeds" / "samples"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("cdc-lake fuzzing (test_fuzzing.py)")
+    group.addoption(
+        "--fuzz-messages",
+        type=int,
+        default=1200,
+        help="hostile messages, spread over every format, the fuzz build stages",
+    )
+    group.addoption("--fuzz-seed", type=int, default=1, help="seed of the hostile messages")
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark `spark` every test that needs the server, however indirectly: `-m "not spark"` is
     then the quick subset, whatever a module declares."""

@@ -1,0 +1,259 @@
+"""Hostile messages for every format, made from the bundled samples: the fuzz harness's input.
+
+Each mutant starts from one bundled sample message of its format, moved into the `fuzz_`
+namespace first (every database, schema, table and collection name the message carries is
+prefixed), so that a mutant that is still a valid message changes only tables of its own and
+the samples' tables keep exactly the state the samples give alone. Then one mutation of the
+kinds users meet: a truncated line, flipped bytes, a field deleted or given another JSON type
+(null, an empty array or object, a number past 2^64, a string), a huge string, a 3,000-deep
+nesting, duplicate keys, a non-JSON line, invalid UTF-8, a table name of 100,000 characters or
+of odd characters, hostile column names (quotes, backticks, case twins, 10,000 characters),
+and for the binary `dts_avro` records corrupted under their base64. Seeded: the same seed
+writes the same bytes, so a failure reproduces.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+SAMPLES = Path(__file__).resolve().parents[2] / "seeds" / "samples"
+PREFIX = "fuzz_"  # the mutants' namespace
+CONTROL_PREFIX = "fuzzctl_"  # the unmutated copies loaded beside them
+# Keys whose string value names a database, schema, table or collection, in any format.
+NAME_KEYS = frozenset(
+    {"db", "database", "dbName", "schema", "schemaName", "namespace", "table", "tableName"}
+    | {"coll", "_source_table_", "objectName"}
+)
+HOSTILE_NAMES = (
+    "a" * 100_000,
+    'we"ird`ta\\ble/../x\n',
+    "Id",
+    "ID",
+    "`; drop table x; --",
+    "é" * 300,
+    "c" * 10_000,
+)
+ODD_VALUES: tuple[Any, ...] = (None, [], {}, "", "text", 2**70, -(2**65), 1.5e308, True, [{}])
+
+
+def sample_messages(fmt: str) -> list[bytes]:
+    """The bundled sample message values of a format (kcat envelopes unwrapped)."""
+    messages = []
+    for path in sorted((SAMPLES / fmt).iterdir()):
+        for line in path.read_bytes().splitlines():
+            if not line.strip():
+                continue
+            if path.suffix == ".b64":
+                messages.append(base64.b64decode(line))
+            elif path.name.endswith(".kcat.jsonl"):
+                messages.append(json.loads(line)["payload"].encode())
+            else:
+                messages.append(line.strip())
+    return messages
+
+
+def renamed(node: Any, prefix: str = PREFIX) -> Any:
+    """The JSON value with every name under a NAME_KEYS key moved into a namespace."""
+    if isinstance(node, dict):
+        return {
+            key: prefix + value
+            if key in NAME_KEYS and isinstance(value, str)
+            else renamed(value, prefix)
+            for key, value in node.items()
+        }
+    if isinstance(node, list):
+        return [renamed(value, prefix) for value in node]
+    return node
+
+
+def paths(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every path (keys and indexes) below the root of a JSON value."""
+    if isinstance(node, dict):
+        children = list(node.items())
+    elif isinstance(node, list):
+        children = list(enumerate(node))
+    else:
+        return []
+    found = []
+    for key, child in children:
+        found.append((*prefix, key))
+        found += paths(child, (*prefix, key))
+    return found
+
+
+def replaced(node: Any, path: tuple[Any, ...], value: Any) -> Any:
+    """A copy of the JSON value with the value at `path` replaced (deleted if `value` is
+    DELETE)."""
+    if not path:
+        return value
+    head, rest = path[0], path[1:]
+    if isinstance(node, dict):
+        copy = dict(node)
+        if not rest and value is DELETE:
+            del copy[head]
+        else:
+            copy[head] = replaced(node[head], rest, value)
+        return copy
+    copy = list(node)
+    if not rest and value is DELETE:
+        del copy[head]
+    else:
+        copy[head] = replaced(node[head], rest, value)
+    return copy
+
+
+DELETE = object()
+
+
+def dumps(node: Any) -> bytes:
+    return json.dumps(node, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def some_path(rng: random.Random, node: Any, kind: type | None = None) -> tuple[Any, ...] | None:
+    """A random path of the value, optionally to a value of one Python type."""
+    candidates = [
+        path for path in paths(node) if kind is None or isinstance(value_at(node, path), kind)
+    ]
+    return rng.choice(candidates) if candidates else None
+
+
+def value_at(node: Any, path: tuple[Any, ...]) -> Any:
+    for key in path:
+        node = node[key]
+    return node
+
+
+def mutate_json(rng: random.Random, text: bytes) -> bytes:
+    """One mutation of a JSON message (a fuzz-namespace sample) of the kinds the issue names."""
+    message = json.loads(text)
+    kind = rng.randrange(14)
+    if kind == 0:  # a truncated line
+        return text[: rng.randrange(1, max(2, len(text)))]
+    if kind == 1:  # flipped bytes (may make invalid UTF-8)
+        data = bytearray(text)
+        for _ in range(rng.randint(1, 4)):
+            position = rng.randrange(len(data))
+            data[position] ^= 1 << rng.randrange(8)
+        return bytes(data).replace(b"\n", b" ").replace(b"\r", b" ")
+    if kind == 2:  # a field deleted
+        path = some_path(rng, message)
+        return dumps(replaced(message, path, DELETE)) if path else b"{}"
+    if kind in (3, 4, 5):  # a field of another JSON type
+        path = some_path(rng, message)
+        odd = rng.choice(ODD_VALUES)
+        return dumps(replaced(message, path, odd)) if path else dumps(odd)
+    if kind == 6:  # a huge string
+        path = some_path(rng, message, str) or some_path(rng, message)
+        huge = rng.choice('xé"\\') * rng.randint(10_000, 200_000)
+        return dumps(replaced(message, path, huge)) if path else dumps(huge)
+    if kind == 7:  # deep nesting
+        depth = 3_000
+        path = some_path(rng, message)
+        nested = "[" * depth + "1" + "]" * depth
+        placeholder = "__deep__"
+        text = dumps(replaced(message, path, placeholder) if path else placeholder)
+        return text.replace(f'"{placeholder}"'.encode(), nested.encode(), 1)
+    if kind == 8:  # duplicate keys: each key of the root object once more, with odd values
+        if not isinstance(message, dict) or not message:
+            return b'{"a":1,"a":2}'
+        key = rng.choice(sorted(message))
+        return b"{" + dumps(key) + b":" + dumps(rng.choice(ODD_VALUES)) + b"," + text.lstrip()[1:]
+    if kind == 9:  # a line that is not JSON
+        return rng.choice([b"not json", b"{", b"}", b"[1,2", b"null", b'"text"', b"0", b"[]"])
+    if kind == 10:  # invalid UTF-8
+        position = rng.randrange(len(text))
+        invalid = rng.choice([b"\xff", b"\xc3\x28", b"\xed\xa0\x80"])
+        return text[:position] + invalid + text[position:]
+    if kind == 11:  # a hostile database or table name
+        names = [p for p in paths(message) if p and p[-1] in NAME_KEYS]
+        path = rng.choice(names) if names else some_path(rng, message, str)
+        name = PREFIX + rng.choice(HOSTILE_NAMES)
+        return dumps(replaced(message, path, name)) if path else dumps(name)
+    if kind == 12:  # hostile column names: a key added to an object of the message
+        objects = [p for p in paths(message) if isinstance(value_at(message, p), dict)]
+        path = rng.choice(objects) if objects else ()
+        target = value_at(message, path)
+        name = rng.choice(HOSTILE_NAMES)
+        widened = {**target, name: "v", name.upper(): "w"}
+        return dumps(replaced(message, path, widened))
+    # kind 13: an empty array or object where one was
+    path = some_path(rng, message, list) or some_path(rng, message, dict)
+    return dumps(replaced(message, path, [] if rng.random() < 0.5 else {})) if path else b"[]"
+
+
+def renamed_avro(record: bytes, prefix: str = PREFIX) -> bytes:
+    """A DTS Avro record of the bundled `shop.orders` stream with its `objectName` in the fuzz
+    namespace (a record without one, a heartbeat, is kept). Avro strings are length-prefixed
+    (a zigzag varint: one byte below 64 characters), so the prefix changes too."""
+    old, new = b"shop.orders", (prefix + "shop.orders").encode()
+    assert record.count(old) <= 1, "one object name per record"
+    return record.replace(bytes([2 * len(old)]) + old, bytes([2 * len(new)]) + new)
+
+
+def mutate_binary(rng: random.Random, record: bytes) -> bytes:
+    """One corruption of a binary record: flipped bytes, cut, extended, or random bytes."""
+    kind = rng.randrange(4)
+    if kind == 0:
+        data = bytearray(record)
+        for _ in range(rng.randint(1, 6)):
+            data[rng.randrange(len(data))] = rng.randrange(256)
+        return bytes(data)
+    if kind == 1:
+        return record[: rng.randrange(len(record))]
+    if kind == 2:
+        return record + rng.randbytes(rng.randint(1, 64))
+    return rng.randbytes(rng.randint(0, 512))
+
+
+Mutator = Callable[[random.Random, bytes], bytes]
+
+
+def originals(fmt: str, prefix: str) -> list[bytes]:
+    """The format's bundled sample messages, moved into a namespace."""
+    if fmt == "dts_avro":
+        return [renamed_avro(record, prefix) for record in sample_messages(fmt)]
+    return [dumps(renamed(json.loads(text), prefix)) for text in sample_messages(fmt)]
+
+
+def mutants(fmt: str, count: int, seed: int) -> list[bytes]:
+    """`count` mutants of the format's samples, the same for the same seed."""
+    rng = random.Random(f"{seed}:{fmt}")
+    mutate: Mutator = mutate_binary if fmt == "dts_avro" else mutate_json
+    sources = originals(fmt, PREFIX)
+    return [mutate(rng, rng.choice(sources)) for _ in range(count)]
+
+
+def write_fuzz_files(folder: Path, fmt: str, count: int, seed: int) -> list[Path]:
+    """Two landing files of one format: the control (the samples in the `fuzzctl_`
+    namespace, unmutated) and the mutants. Binary records are written as base64 lines."""
+    folder.mkdir(parents=True, exist_ok=True)
+    suffix = ".b64" if fmt == "dts_avro" else ".jsonl"
+    files = {
+        folder / f"{fmt}.control{suffix}": originals(fmt, CONTROL_PREFIX),
+        folder / f"{fmt}.mutants{suffix}": mutants(fmt, count, seed),
+    }
+    for path, messages in files.items():
+        if fmt == "dts_avro":
+            messages = [base64.b64encode(message) for message in messages]
+        path.write_bytes(b"".join(message + b"\n" for message in messages))
+    return list(files)
+
+
+def control_key_settings(project_vars: dict[str, Any]) -> dict[str, dict[str, list[str]]]:
+    """The key-column vars (`<format>_primary_keys`) with each table's entry also under its
+    control copy's table key (every name part in the `fuzzctl_` namespace), so the control
+    copies are keyed as their originals are."""
+    settings = {}
+    for name, tables in project_vars.items():
+        if name.endswith("_primary_keys"):
+            controls = {
+                ".".join(CONTROL_PREFIX + part for part in table_key.split(".")): columns
+                for table_key, columns in tables.items()
+            }
+            settings[name] = {**tables, **controls}
+    return settings

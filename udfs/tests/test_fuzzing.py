@@ -1,0 +1,158 @@
+"""Hostile input never stops a run and loses nothing: the fuzz harness over every format.
+
+A build of its own, in schemas of its own on the session's server (so no other module sees
+its rows): per format the bundled samples as they are, the same samples in the `fuzzctl_`
+namespace, and mutants of them in the `fuzz_` namespace (fuzzing.py; 1,200 by default over
+every format, seeded; `--fuzz-messages N --fuzz-seed S` runs others). The build must run
+every model, fail no error-severity test, account for every hostile message once, keep every
+rejected one with a reason, and give the control copies exactly the state the samples give:
+bad input corrupts nothing else.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import pytest
+import yaml
+from conftest import PROJECT_ROOT, SAMPLES, node_errors, query, run_dbt
+from fuzzing import CONTROL_PREFIX, PREFIX, control_key_settings, write_fuzz_files
+
+from cdc_lake import server
+from cdc_lake.client import connect
+from cdc_lake.formats import FORMATS
+from cdc_lake.loader import load_files
+
+pytestmark = pytest.mark.spark
+
+SCHEMA = "cdc_lake_fuzz"
+RAW_SCHEMA = "cdc_raw_fuzz"
+INTERMEDIATE = f"{SCHEMA}_intermediate"
+FUZZ_FILE = "source_file like '%/fuzz-landing%/%'"
+MUTANT_FILE = "source_file like '%/fuzz-landing%/%.mutants.%'"
+SAMPLE_FILE = "source_file like '%/seeds/samples/%'"
+
+
+@pytest.fixture(scope="module")
+def fuzz_build(
+    spark_server: server.ServerConfig,
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Any:
+    """The samples, their control copies and the mutants loaded into a landing schema of
+    their own, then `dbt build` into model schemas of its own. Prints what it staged."""
+    folder = tmp_path_factory.mktemp("fuzz-landing")
+    total = request.config.getoption("--fuzz-messages")
+    seed = request.config.getoption("--fuzz-seed")
+    formats = sorted(path.name for path in SAMPLES.iterdir() if path.is_dir())
+    for fmt in formats:
+        write_fuzz_files(folder / fmt, fmt, -(-total // len(formats)), seed)
+    project_vars = yaml.safe_load((PROJECT_ROOT / "dbt_project.yml").read_text())["vars"]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CDC_LAKE_SCHEMA", SCHEMA)
+        patch.setenv("CDC_LAKE_RAW_SCHEMA", RAW_SCHEMA)
+        with connect(spark_server.host, spark_server.port) as cursor:
+            for fmt in formats:
+                load_files(cursor, fmt, [SAMPLES / fmt, folder / fmt])
+        started = time.monotonic()
+        result = run_dbt(
+            *("build", "--target-path", str(tmp_path_factory.mktemp("fuzz-target"))),
+            *("--vars", json.dumps(control_key_settings(project_vars))),
+        )
+        seconds = time.monotonic() - started
+    broken = node_errors(result)
+    if broken:
+        pytest.fail("the fuzz build could not run every node:\n" + "\n".join(broken))
+    print(f"fuzz build: {total} hostile messages (seed {seed}), dbt build {seconds:.1f} s")
+    return result
+
+
+def test_the_build_runs_every_node_and_fails_no_error_test(fuzz_build: Any) -> None:
+    outcomes = {result.node.name: result for result in fuzz_build.result.results}
+    broken = {
+        name: f"{result.status}: {result.message}"
+        for name, result in outcomes.items()
+        if result.status not in ("success", "pass", "warn")
+    }
+    assert broken == {}
+
+
+def test_every_hostile_message_is_accounted_for_once(fuzz_build: Any, cursor: Any) -> None:
+    rows = query(
+        cursor,
+        f"""
+        select source_format, count(*) as messages, count(distinct source_file, source_position)
+            as distinct_messages, sum(cast(is_unaccounted as int)) as unaccounted,
+            sum(rejected_rows) as rejected_rows
+        from {INTERMEDIATE}.int_cdc__message_accounting
+        where {MUTANT_FILE}
+        group by source_format""",
+    )
+    by_format = {row["source_format"]: row for row in rows}
+    assert sorted(by_format) == sorted(FORMATS)
+    for fmt, row in by_format.items():
+        assert row["messages"] == row["distinct_messages"], fmt
+        assert row["unaccounted"] == 0, fmt
+        # The mutants are hostile: most of every format's are rejected, and kept.
+        assert row["rejected_rows"] >= row["messages"] // 4, (fmt, row)
+
+
+def test_every_rejected_message_is_one_row_with_a_reason(fuzz_build: Any, cursor: Any) -> None:
+    rows = query(
+        cursor,
+        f"""
+        select source_format, source_file, source_position, count(*) as rows,
+            min(coalesce(length(trim(rejection_reason)), 0)) as shortest_reason
+        from {INTERMEDIATE}.int_cdc__rejected_messages
+        where {FUZZ_FILE}
+        group by source_format, source_file, source_position
+        having count(*) > 1 or min(coalesce(length(trim(rejection_reason)), 0)) = 0""",
+    )
+    assert rows == []
+
+
+def test_hostile_messages_reach_only_tables_of_their_own(fuzz_build: Any, cursor: Any) -> None:
+    shared = query(
+        cursor,
+        f"""
+        select distinct hostile.table_key
+        from {INTERMEDIATE}.int_cdc__change_log as hostile
+        inner join {INTERMEDIATE}.int_cdc__change_log as other
+            on hostile.table_key = other.table_key
+        where hostile.{MUTANT_FILE} and not other.{MUTANT_FILE}""",
+    )
+    assert shared == []
+
+
+def test_the_control_copies_give_the_state_the_samples_give(fuzz_build: Any, cursor: Any) -> None:
+    """Every table only the bundled samples write has a `fuzzctl_` twin, loaded beside the
+    mutants, whose current state is the same row for row."""
+
+    def state(where: str) -> list[dict[str, Any]]:
+        return query(
+            cursor,
+            f"""
+            with sample_only_tables as (
+                select table_key from {INTERMEDIATE}.int_cdc__change_log
+                group by table_key
+                having bool_and({SAMPLE_FILE})
+            )
+            select
+                replace(state.table_key, '{CONTROL_PREFIX}', '') as table_key,
+                state.primary_key, to_json(state.row_data) as row_data, state.is_deleted,
+                state.last_op, state.version_count
+            from {SCHEMA}.cdc_current_state as state
+            where replace(state.table_key, '{CONTROL_PREFIX}', '') in (
+                select table_key from sample_only_tables
+            ) and {where}
+            order by 1, 2""",
+        )
+
+    samples = state(f"state.table_key not like '%{CONTROL_PREFIX}%'")
+    controls = state(f"state.table_key like '%{CONTROL_PREFIX}%'")
+    formats = {row["table_key"] for row in samples}
+    assert len(formats) >= 8, formats
+    assert controls == samples
+    assert not any(PREFIX in row["table_key"] for row in samples)

@@ -1,0 +1,90 @@
+"""The fuzz harness's input (fuzzing.py) is what it claims, without Spark: reproducible,
+hostile, and kept out of the samples' tables."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+from fuzzing import (
+    CONTROL_PREFIX,
+    PREFIX,
+    control_key_settings,
+    mutants,
+    originals,
+    sample_messages,
+    write_fuzz_files,
+)
+
+from cdc_lake.dts_avro import dts_avro_json
+from cdc_lake.formats import FORMATS
+
+
+def test_the_same_seed_writes_the_same_mutants_and_another_seed_others() -> None:
+    for fmt in FORMATS:
+        assert mutants(fmt, 30, seed=7) == mutants(fmt, 30, seed=7)
+        assert mutants(fmt, 30, seed=7) != mutants(fmt, 30, seed=8)
+
+
+def test_the_mutants_include_every_kind_of_hostile_line() -> None:
+    lines = mutants("canal_json", 400, seed=1)
+
+    def parses(line: bytes) -> bool:
+        try:
+            json.loads(line)
+        except (ValueError, RecursionError):
+            return False
+        return True
+
+    assert any(not parses(line) for line in lines)  # truncated, not JSON, flipped
+    assert any(b"\xff" in line or b"\xed\xa0\x80" in line for line in lines)  # invalid UTF-8
+    assert any(len(line) > 100_000 for line in lines)  # huge values and names
+    assert any(b"[" * 3000 in line for line in lines)  # deep nesting
+    assert any(str(2**70).encode() in line for line in lines)  # past 2^64
+    assert all(b"\n" not in line and b"\r" not in line for line in lines)  # one line each
+
+
+def test_every_name_moves_into_a_namespace_and_nothing_else_changes() -> None:
+    for fmt in FORMATS:
+        if fmt == "dts_avro":
+            continue
+        for sample, control in zip(
+            sample_messages(fmt), originals(fmt, CONTROL_PREFIX), strict=True
+        ):
+            assert (
+                control.replace(CONTROL_PREFIX.encode(), b"")
+                == json.dumps(
+                    json.loads(sample), ensure_ascii=False, separators=(",", ":")
+                ).encode()
+            ), fmt
+    [canal] = originals("canal_json", PREFIX)[:1]
+    message = json.loads(canal)
+    assert (message["database"], message["table"]) == (PREFIX + "inventory", PREFIX + "products2")
+
+
+def test_avro_records_are_renamed_and_still_decode() -> None:
+    for record in originals("dts_avro", CONTROL_PREFIX):
+        text, error = dts_avro_json(record)
+        assert error is None
+        assert '"object_name":"fuzzctl_shop.orders"' in text or '"object_name":null' in text
+
+
+def test_fuzz_files_hold_the_control_then_the_mutants(tmp_path: Path) -> None:
+    control, hostile = write_fuzz_files(tmp_path, "dts_avro", 20, seed=3)
+    assert [base64.b64decode(line) for line in control.read_bytes().splitlines()] == originals(
+        "dts_avro", CONTROL_PREFIX
+    )
+    assert len(hostile.read_bytes().splitlines()) == 20
+
+
+def test_control_copies_get_their_originals_key_columns() -> None:
+    settings = control_key_settings(
+        {"lindorm_json_primary_keys": {"ld-xxxx.default.customers": ["id"]}, "other": 1}
+    )
+    assert settings == {
+        "lindorm_json_primary_keys": {
+            "ld-xxxx.default.customers": ["id"],
+            "fuzzctl_ld-xxxx.fuzzctl_default.fuzzctl_customers": ["id"],
+        }
+    }
