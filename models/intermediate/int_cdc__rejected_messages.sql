@@ -22,6 +22,7 @@ final as (
         kafka_offset,
         source_file,
         source_position,
+        row_index,
         loaded_at
 
     from staged_events
