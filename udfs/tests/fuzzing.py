@@ -86,28 +86,21 @@ def paths(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     return found
 
 
+DELETE = object()
+
+
 def replaced(node: Any, path: tuple[Any, ...], value: Any) -> Any:
     """A copy of the JSON value with the value at `path` replaced (deleted if `value` is
     DELETE)."""
     if not path:
         return value
     head, rest = path[0], path[1:]
-    if isinstance(node, dict):
-        copy = dict(node)
-        if not rest and value is DELETE:
-            del copy[head]
-        else:
-            copy[head] = replaced(node[head], rest, value)
-        return copy
-    copy = list(node)
+    copy = dict(node) if isinstance(node, dict) else list(node)
     if not rest and value is DELETE:
         del copy[head]
     else:
         copy[head] = replaced(node[head], rest, value)
     return copy
-
-
-DELETE = object()
 
 
 def dumps(node: Any) -> bytes:
