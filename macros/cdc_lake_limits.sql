@@ -3,5 +3,6 @@
     {{ return({
         'message_characters': 16777216,
         'name_characters': 256,
+        'row_columns': 4096,
     }) }}
 {%- endmacro %}

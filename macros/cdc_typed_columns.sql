@@ -2,8 +2,8 @@
    empty list while it parses, or before the table exists): a list of (column name, Spark
    type, source type) in column order, overrides applied, override-only columns last, names
    unique whatever their case (Spark's column names ignore it: a later case twin is left
-   out) and within the name limit of `cdc_lake_limits` (a longer one is left out); each
-   left-out column is logged. #}
+   out), within the name limit of `cdc_lake_limits` (a longer one is left out) and no more
+   than its `row_columns` (the rest are left out); each left-out column is logged. #}
 {% macro cdc_typed_columns(table_key, column_types=none) -%}
     {%- set overrides = column_types or {} -%}
     {%- set schema_rows = [] -%}
@@ -25,12 +25,14 @@
     {%- set typed_columns = [] -%}
     {%- set taken_names = [] -%}
     {%- set longest = cdc_lake_limits().name_characters -%}
+    {%- set most = cdc_lake_limits().row_columns -%}
     {%- for column_name, spark_type, source_type in schema_rows -%}
-        {%- if column_name | length > longest or column_name | lower in taken_names -%}
+        {%- if column_name | length > longest or column_name | lower in taken_names
+            or typed_columns | length >= most -%}
             {%- do log(
                 'cdc_typed_columns(' ~ table_key ~ '): column ' ~ column_name[:80]
-                ~ ' left out (a case twin of an earlier column, or a name over '
-                ~ longest ~ ' characters)',
+                ~ ' left out (a case twin of an earlier column, a name over '
+                ~ longest ~ ' characters, or past ' ~ most ~ ' columns)',
                 info=true
             ) -%}
         {%- else -%}

@@ -39,19 +39,20 @@ shared_rules_checked as (
 
     select
         *,
-        {{ staged_event_violation(absent) | indent(8) }} as shared_violation
+        {{ staged_event_violation(absent) | indent(8) }} as shared_violation,
+        {{ staged_row_violation(absent) | indent(8) }} as row_violation
 
     from {{ relation }}
 
 ),
 
-{# The format's own reason first, then the rules every format shares. Those are rules of
-   the whole message: a message that breaks one is one rejected row (its first). #}
+{# The format's own reason first, then the rules every format shares: those of the whole
+   message (a message that breaks one is one rejected row, its first), then those of a row. #}
 shared_rules_applied as (
 
     select
         *,
-        coalesce(rejection_reason, shared_violation) as checked_rejection_reason
+        coalesce(rejection_reason, shared_violation, row_violation) as checked_rejection_reason
 
     from shared_rules_checked
     {%- if 'row_index' not in absent %}

@@ -1,7 +1,8 @@
 {# SQL: why a staged row breaks a rule every format shares, else NULL: the project's limits
    (`cdc_lake_limits`: message text, database/schema/table names), which bound what a
-   message may put into the tables after staging, and a heartbeat's time, which
-   `int_cdc__heartbeats` needs. All are rules of the whole message (every row of a message
+   message may put into the tables after staging, a name that is a JSON array or object
+   (Spark reads any JSON value into a string field as its text: `"table": []` would be a
+   table named `[]`), and a heartbeat's time, which `int_cdc__heartbeats` needs. All are rules of the whole message (every row of a message
    has the same text, names and kind), so staging's projection keeps one rejected row per
    message (`row_index` 0). #}
 {% macro staged_event_violation(absent=[]) -%}
@@ -20,6 +21,10 @@
         ) > {{ limits.name_characters }}
             then 'a database, schema or table name is over the limit of '
             || '{{ limits.name_characters }} characters'
+    {%- for name in names %}
+        when left({{ name }}, 1) || right({{ name }}, 1) in ('[]', '{}')
+            then '{{ name | replace('_', ' ') }} is a JSON array or object, not text'
+    {%- endfor %}
         when message_event_kind = 'heartbeat' and source_ts is null
             then 'a heartbeat without its time'
     end

@@ -9,7 +9,8 @@ kinds users meet: a truncated line, flipped bytes, a field deleted or given anot
 nesting, duplicate keys, a non-JSON line, invalid UTF-8, a table name of 100,000 characters or
 of odd characters, hostile column names (quotes, backticks, case twins, 10,000 characters),
 and for the binary `dts_avro` records corrupted under their base64. Seeded: the same seed
-writes the same bytes, so a failure reproduces.
+writes the same bytes, so a failure reproduces. Beside them, `limit_messages`: a message at
+and one past each of the project's limits, with the outcome each must have.
 """
 
 from __future__ import annotations
@@ -235,6 +236,53 @@ def write_fuzz_files(folder: Path, fmt: str, count: int, seed: int) -> list[Path
             messages = [base64.b64encode(message) for message in messages]
         path.write_bytes(b"".join(message + b"\n" for message in messages))
     return list(files)
+
+
+# The project's limits (macros/cdc_lake_limits.sql, the README's "Bad input").
+MESSAGE_CHARACTERS = 16_777_216
+NAME_CHARACTERS = 256
+ROW_COLUMNS = 4_096
+JSON_DEPTH = 1_000  # Spark's JSON parser reads no deeper (Jackson's default nesting limit)
+NAME_REASON = f"a database, schema or table name is over the limit of {NAME_CHARACTERS} characters"
+COLUMN_NAME_REASON = f"a column name is over the limit of {NAME_CHARACTERS} characters"
+COLUMNS_REASON = f"a row image of more than {ROW_COLUMNS} columns is over the limit"
+
+
+def limit_messages() -> list[tuple[bytes, list[str | None]]]:
+    """Canal messages at each limit and one past it, with the outcome expected of each row:
+    None (staged) or the rejection reason. Names are in the `fuzz_` namespace, a table each."""
+
+    def canal(table: Any, rows: list[dict[str, Any]]) -> bytes:
+        return dumps(
+            {"data": rows, "database": PREFIX + "limits", "table": table, "pkNames": ["id"]}
+            | {"type": "INSERT", "isDdl": False, "es": 1700000000000, "ts": 1700000000001}
+        )
+
+    def nested(depth: int) -> bytes:
+        """A message nested `depth` levels deep: the message, `data`, a row, then arrays."""
+        placeholder = canal(f"{PREFIX}depth_{depth}", [{"id": "1", "v": "__deep__"}])
+        deep = "[" * (depth - 3) + "1" + "]" * (depth - 3)
+        return placeholder.replace(b'"__deep__"', deep.encode())
+
+    def wide(columns: int) -> dict[str, str]:
+        return {"id": "2"} | {f"c{number}": "x" for number in range(1, columns)}
+
+    longest, too_long = "n" * NAME_CHARACTERS, "n" * (NAME_CHARACTERS + 1)
+    huge = canal(f"{PREFIX}size", [{"id": "1", "v": "x" * MESSAGE_CHARACTERS}])
+    return [
+        (canal(PREFIX + longest[len(PREFIX) :], [{"id": "1"}]), [None]),
+        (canal(PREFIX + too_long[len(PREFIX) :], [{"id": "1"}]), [NAME_REASON]),
+        (canal([], [{"id": "1"}]), ["table name is a JSON array or object, not text"]),
+        (canal({"a": 1}, [{"id": "1"}]), ["table name is a JSON array or object, not text"]),
+        (nested(JSON_DEPTH), [None]),
+        # Spark reads a level or so more than the limit; well past it, nothing is read.
+        (nested(3 * JSON_DEPTH), [f"not valid JSON, or nested over {JSON_DEPTH} levels deep"]),
+        (canal(f"{PREFIX}columns", [{"id": "1"}, wide(ROW_COLUMNS)]), [None, None]),
+        (canal(f"{PREFIX}columns", [{"id": "3"}, wide(ROW_COLUMNS + 1)]), [None, COLUMNS_REASON]),
+        (canal(f"{PREFIX}column_names", [{"id": "1", longest: "x"}]), [None]),
+        (canal(f"{PREFIX}column_names", [{"id": "2", too_long: "x"}]), [COLUMN_NAME_REASON]),
+        (huge, [f"message of {len(huge)} characters is over the limit of {MESSAGE_CHARACTERS}"]),
+    ]
 
 
 def control_key_settings(project_vars: dict[str, Any]) -> dict[str, dict[str, list[str]]]:

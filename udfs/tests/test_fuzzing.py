@@ -17,8 +17,16 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import PROJECT_ROOT, SAMPLES, node_errors, query, run_dbt
-from fuzzing import CONTROL_PREFIX, PREFIX, control_key_settings, write_fuzz_files
+from conftest import PROJECT_ROOT, SAMPLES, compiled_inline, node_errors, query, run_dbt
+from fuzzing import (
+    CONTROL_PREFIX,
+    NAME_CHARACTERS,
+    PREFIX,
+    control_key_settings,
+    dumps,
+    limit_messages,
+    write_fuzz_files,
+)
 
 from cdc_lake import server
 from cdc_lake.client import connect
@@ -30,6 +38,7 @@ pytestmark = pytest.mark.spark
 SCHEMA = "cdc_lake_fuzz"
 RAW_SCHEMA = "cdc_raw_fuzz"
 INTERMEDIATE = f"{SCHEMA}_intermediate"
+STAGING = f"{SCHEMA}_staging"
 FUZZ_FILE = "source_file like '%/fuzz-landing%/%'"
 MUTANT_FILE = "source_file like '%/fuzz-landing%/%.mutants.%'"
 SAMPLE_FILE = "source_file like '%/seeds/samples/%'"
@@ -49,6 +58,8 @@ def fuzz_build(
     formats = sorted(path.name for path in SAMPLES.iterdir() if path.is_dir())
     for fmt in formats:
         write_fuzz_files(folder / fmt, fmt, -(-total // len(formats)), seed)
+    limits = b"".join(message + b"\n" for message, _ in limit_messages())
+    (folder / "canal_json" / "canal_json.limits.jsonl").write_bytes(limits)
     project_vars = yaml.safe_load((PROJECT_ROOT / "dbt_project.yml").read_text())["vars"]
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("CDC_LAKE_SCHEMA", SCHEMA)
@@ -157,3 +168,65 @@ def test_the_control_copies_give_the_state_the_samples_give(fuzz_build: Any, cur
     assert len(formats) >= 8, formats
     assert controls == samples
     assert not any(PREFIX in row["table_key"] for row in samples)
+
+
+def test_a_message_over_a_limit_is_rejected_with_the_limit_as_its_reason(
+    fuzz_build: Any, cursor: Any
+) -> None:
+    """Canal messages at each of the README's limits are staged; one past it is rejected,
+    whole or (for a row's columns) the one row, with the limit in its reason."""
+    rows = query(
+        cursor,
+        f"""
+        select source_position, row_index, rejection_reason
+        from {STAGING}.stg_canal__json
+        where source_file like '%/canal_json.limits.jsonl'
+        order by source_position, row_index""",
+    )
+    positions = sorted({row["source_position"] for row in rows})
+    found = [
+        [row["rejection_reason"] for row in rows if row["source_position"] == position]
+        for position in positions
+    ]
+    expected = [outcomes for _, outcomes in limit_messages()]
+    assert found == expected
+
+
+def test_every_hostile_table_gets_a_typed_model(
+    fuzz_build: Any, cursor: Any, tmp_path: Any
+) -> None:
+    """cdc_typed_current_state over every table the mutants and the limit messages made (odd
+    and very long column names, case twins, quotes, backticks): each compiles and is written
+    as a parquet table, as a typed model is, with no column over the name limit."""
+    table_keys = [
+        row["table_key"]
+        for row in query(
+            cursor,
+            f"select distinct table_key from {SCHEMA}.cdc_table_schemas "
+            f"where table_key like '{PREFIX}%' order by table_key",
+        )
+    ]
+    assert len(table_keys) >= 10, table_keys
+    separator = "-- next typed model --"
+    calls = "".join(
+        "{{ cdc_typed_current_state(" + dumps(key).decode() + ") }}\n" + separator + "\n"
+        for key in table_keys
+    )
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CDC_LAKE_SCHEMA", SCHEMA)
+        patch.setenv("CDC_LAKE_RAW_SCHEMA", RAW_SCHEMA)
+        compiled = compiled_inline(calls, tmp_path).split(separator)[:-1]
+    assert len(compiled) == len(table_keys)
+    for number, (table_key, sql) in enumerate(zip(table_keys, compiled, strict=True)):
+        typed = f"{SCHEMA}.typed_fuzz_{number}"
+        cursor.execute(f"drop table if exists {typed}")
+        cursor.execute(f"create table {typed} using parquet as {sql}")
+        names = [row["col_name"] for row in query(cursor, f"describe table {typed}")]
+        assert names[-4:] == [
+            "_cdc_primary_key",
+            "_cdc_last_op",
+            "_cdc_last_source_ts",
+            "_cdc_last_ordering_key",
+        ], table_key
+        assert all(len(name) <= NAME_CHARACTERS for name in names), table_key
+        assert len({name.lower() for name in names}) == len(names), table_key

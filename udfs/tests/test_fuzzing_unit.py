@@ -9,9 +9,14 @@ from pathlib import Path
 
 from fuzzing import (
     CONTROL_PREFIX,
+    JSON_DEPTH,
+    MESSAGE_CHARACTERS,
+    NAME_CHARACTERS,
     PREFIX,
+    ROW_COLUMNS,
     control_key_settings,
     dumps,
+    limit_messages,
     mutants,
     originals,
     sample_messages,
@@ -84,3 +89,23 @@ def test_control_copies_get_their_originals_key_columns() -> None:
             "fuzzctl_ld-xxxx.fuzzctl_default.fuzzctl_customers": ["id"],
         }
     }
+
+
+def test_the_limit_messages_sit_at_and_past_each_limit() -> None:
+    def depth(text: bytes) -> int:
+        deepest = level = 0
+        for char in text.decode():  # the messages' strings hold no brackets
+            level += char in "[{"
+            level -= char in "]}"
+            deepest = max(deepest, level)
+        return deepest
+
+    messages = [message for message, _ in limit_messages()]
+    depths = sorted(depth(message) for message in messages if len(message) < 100_000)
+    assert depths[-2:] == [JSON_DEPTH, 3 * JSON_DEPTH]
+    tables = [json.loads(message)["table"] for message in messages[:4]]
+    assert [len(table) for table in tables[:2]] == [NAME_CHARACTERS, NAME_CHARACTERS + 1]
+    assert tables[2:] == [[], {"a": 1}]
+    widths = [len(json.loads(message)["data"][1]) for message in messages[6:8]]
+    assert widths == [ROW_COLUMNS, ROW_COLUMNS + 1]
+    assert len(messages[-1]) > MESSAGE_CHARACTERS

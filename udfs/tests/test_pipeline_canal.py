@@ -570,7 +570,7 @@ def test_every_bad_message_is_kept_with_its_reason(pipeline_build: Any, cursor: 
     canal = [row for row in rows if row["source_format"] == "canal_json"]
     assert all(row["source_file"] == str(bad_file) for row in canal)
     assert [row["rejection_reason"] for row in canal] == [
-        "not valid JSON",
+        "not valid JSON, or nested over 1000 levels deep",
         "JSON not shaped like a Canal message (a field has the wrong type)",
         "JSON not shaped like a Canal message (a field has the wrong type)",
         "no type: not a Canal message",

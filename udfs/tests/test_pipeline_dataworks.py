@@ -272,7 +272,7 @@ def test_every_bad_message_is_kept_with_its_reason(pipeline_build: Any, cursor: 
     raw = (PROJECT_ROOT / "udfs/tests/fixtures/datahub_blob/not_utf8.jsonl").read_bytes()
     assert base64.b64decode(blob["raw_value"]) == raw.rstrip(b"\n")
     assert [row["rejection_reason"] for row in bad] == [
-        "not valid JSON",
+        "not valid JSON, or nested over 1000 levels deep",
         "no payload.op: not a DataWorks message",
         "unknown payload.op UPSERT",
         "INSERT without payload.after.dataColumn",

@@ -185,7 +185,7 @@ def test_bad_messages_are_kept_with_the_reason(pipeline_build: Any, cursor: Any)
         where source_format = 'drs_mongo' order by source_file, source_position""",
     )
     assert [(row["source_op"], row["rejection_reason"]) for row in rows] == [
-        (None, "not valid JSON"),
+        (None, "not valid JSON, or nested over 1000 levels deep"),
         ("insert", "value is not MongoDB shell JSON: "
                    "ObjectId needs 24 hex digits, got 'xyz' (at offset 8)"),
         ("insert", "insert without _id: the document has no _id"),

@@ -498,7 +498,7 @@ def test_every_bad_message_is_kept_with_its_reason(pipeline_build: Any, cursor: 
         9,
     )
     assert [row["rejection_reason"] for row in bad] == [
-        "not valid JSON",
+        "not valid JSON, or nested over 1000 levels deep",
         "JSON not shaped like a DRS message (a field has the wrong type)",
         "no type: not a DRS JSON message",
         "unknown type UPSERT",

@@ -385,7 +385,7 @@ def test_every_bad_shareplex_message_is_kept_with_its_reason(
         row["source_file"].endswith("/dts_shareplex_json/bad_messages.jsonl") for row in rows
     )
     assert [row["rejection_reason"] for row in rows] == [
-        "not valid JSON",
+        "not valid JSON, or nested over 1000 levels deep",
         "JSON not shaped like a SharePlex message (a field has the wrong type)",
         "no meta.op: not a SharePlex message",
         "unknown meta.op MERGE",
@@ -407,7 +407,7 @@ def test_every_bad_tuple_row_is_kept_with_its_reason(pipeline_build: Any, cursor
     rows = rejected(cursor, TUPLE)
     assert all(row["source_file"].endswith("/datahub_tuple/bad_rows.jsonl") for row in rows)
     assert [row["rejection_reason"] for row in rows] == [
-        "not valid JSON",
+        "not valid JSON, or nested over 1000 levels deep",
         "not a JSON object: a Tuple row is one object of fields",
         "no _operation_type_: not a DataHub Tuple row",
         "unknown _operation_type_ X",
