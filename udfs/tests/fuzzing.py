@@ -244,7 +244,6 @@ NAME_CHARACTERS = 256
 ROW_COLUMNS = 4_096
 JSON_DEPTH = 1_000  # Spark's JSON parser reads no deeper (Jackson's default nesting limit)
 NAME_REASON = f"a database, schema or table name is over the limit of {NAME_CHARACTERS} characters"
-COLUMN_NAME_REASON = f"a column name is over the limit of {NAME_CHARACTERS} characters"
 COLUMNS_REASON = f"a row image of more than {ROW_COLUMNS} columns is over the limit"
 
 
@@ -280,7 +279,9 @@ def limit_messages() -> list[tuple[bytes, list[str | None]]]:
         (canal(f"{PREFIX}columns", [{"id": "1"}, wide(ROW_COLUMNS)]), [None, None]),
         (canal(f"{PREFIX}columns", [{"id": "3"}, wide(ROW_COLUMNS + 1)]), [None, COLUMNS_REASON]),
         (canal(f"{PREFIX}column_names", [{"id": "1", longest: "x"}]), [None]),
-        (canal(f"{PREFIX}column_names", [{"id": "2", too_long: "x"}]), [COLUMN_NAME_REASON]),
+        # A column name is data in the row maps: kept, reported by a test, left out of typed
+        # models (checking every key of every row in staging would cost a second per 1 M).
+        (canal(f"{PREFIX}column_names", [{"id": "2", too_long: "x"}]), [None]),
         (huge, [f"message of {len(huge)} characters is over the limit of {MESSAGE_CHARACTERS}"]),
     ]
 
