@@ -204,8 +204,13 @@ keyed as (
         *,
         case
             when size(key_names) > 0 then key_names
-            {# No primary key: the whole row (every column, sorted by name) is its identity. #}
-            else array_sort(map_keys(key_image))
+            {# pkNames empty, null or absent (real Canal sends all three): the key columns the
+               var `<format>_primary_keys` names for the table, else the whole row (every
+               column, sorted by name) is its identity. #}
+            else coalesce(
+                {{ configured_key_columns(source_format ~ '_primary_keys', 'table_key') }},
+                array_sort(map_keys(key_image))
+            )
         end as primary_key_columns
 
     from (
