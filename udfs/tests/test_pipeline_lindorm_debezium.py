@@ -5,11 +5,12 @@
 an HBase table with a column delete, a SQL table without a declared key, bad messages.
 `debezium_json`: the bundled sample (the first lines of Flink's
 debezium-data-schema-exclude.txt), fixtures (PostgreSQL with schemas and Kafka keys, MySQL
-bare and out of order, tombstones, truncate, DDL, transaction markers, a heartbeat, bad
-messages) and public Debezium files of udfs/tests/public_samples/, loaded before the one
-build. Of the Paimon files only scenarios whose tables no other loaded file uses are taken (the
-others reuse `test.product` with contradicting rows); Paimon's license comment lines are left
-out, as its tests skip them; every other byte is as published.
+bare and out of order, tombstones, truncate, DDL, transaction markers, a heartbeat, Oracle
+messages that name their table outside `source`, bad messages) and public Debezium files of
+udfs/tests/public_samples/, loaded before the one build. Of the Paimon files only scenarios
+whose tables no other loaded file uses are taken (the others reuse `test.product` with
+contradicting rows); Paimon's license comment lines are left out, as its tests skip them;
+every other byte is as published.
 """
 
 from __future__ import annotations
@@ -333,13 +334,27 @@ def test_debezium_rejected_messages(pipeline_build: Any, cursor: Any) -> None:
         "JSON not shaped like a Debezium message (a field has the wrong type)",
         "unknown op x",
         "c without after",
-        "c without source.table",
+        "c without a table (in source, the envelope schema or the topic)",
         "d without before and without a Kafka key: the deleted row is unknown",
         "u without before on a table without a key (no Kafka key, none configured): the row it"
         " changes cannot be found (PostgreSQL sends before only with REPLICA IDENTITY FULL)",
         "JSON not shaped like a Debezium message (a field has the wrong type)",
         "no op: not a Debezium change event, schema change, transaction marker or heartbeat",
     ]
+
+
+def test_a_table_named_outside_source_is_found_in_the_schema_name_then_the_topic(
+    pipeline_build: Any, cursor: Any
+) -> None:
+    """Oracle messages without `source.table` (fixture 04): the envelope schema name
+    `server1.DEBEZIUM.CUSTOMERS.Envelope` wins over a topic a router renamed; a bare message
+    takes the last part of its topic `server1.DEBEZIUM.ORDERS`."""
+    assert state(cursor, "orclpdb1.debezium.customers") == {
+        '["1"]': (False, "insert", {"ID": "1", "NAME": "Ann"}),
+    }
+    assert state(cursor, "orclpdb1.debezium.orders") == {
+        '["5"]': (False, "insert", {"ID": "5", "TOTAL": "9.50"}),
+    }
 
 
 # ---------------------------------------------------------------- public Debezium samples

@@ -67,7 +67,15 @@ unwrapped as (
                 and map_contains_key(parsed.key_object, 'payload')
                 then try_cast(parsed.key_object['payload'] as map<string, variant>)  -- noqa: LT01
             else parsed.key_object
-        end as key_fields
+        end as key_fields,
+        {# Oracle and some other connectors send no table in `source`: Debezium also names it
+           in the envelope schema (`server1.DEBEZIUM.CUSTOMERS.Envelope`) and in the topic
+           (`<prefix>.<schema>.<table>`), used in that order. #}
+        coalesce(
+            nullif(coalesce(parsed.message.payload.source.table, parsed.message.source.table), ''),
+            nullif(regexp_extract(parsed.message.schema.name, '([^.]+)[.]Envelope$', 1), ''),
+            nullif(regexp_extract(parsed.kafka_topic, '[^.][.]([^.]+)$', 1), '')
+        ) as source_table
 
     from parsed
 
@@ -81,11 +89,11 @@ classified as (
         lower(unwrapped.envelope.source.connector) as db_type,
         unwrapped.envelope.source.db as database_name,
         unwrapped.envelope.source.schema as schema_name,  -- noqa: RF04
-        unwrapped.envelope.source.table as table_name,  -- noqa: RF04
+        unwrapped.source_table as table_name,  -- noqa: RF04
         {{ table_key(
             'unwrapped.envelope.source.db',
             'unwrapped.envelope.source.schema',
-            'unwrapped.envelope.source.table',
+            'unwrapped.source_table',
         ) }} as table_key,
         {{ debezium_row_image('unwrapped.envelope.before') }} as before_row,
         {{ debezium_row_image('unwrapped.envelope.after') }} as after_row,
@@ -243,7 +251,8 @@ validated as (
                     || ' or heartbeat'
             when message_kind != 'change' then null
             when change_op is null then 'unknown op ' || source_op
-            when coalesce(table_name, '') = '' then source_op || ' without source.table'
+            when coalesce(table_name, '') = ''
+                then source_op || ' without a table (in source, the envelope schema or the topic)'
             when change_op = 'truncate' then null
             when change_op in ('insert', 'update', 'snapshot') and after_row is null
                 then source_op || ' without after'
