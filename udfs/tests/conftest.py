@@ -6,6 +6,7 @@ its tables) are never touched. Tests that need Java fail, never skip, when it is
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 from collections.abc import Iterator
@@ -118,6 +119,30 @@ def compiled_inline(sql: str, target_path: Path) -> str:
     result = run_dbt("compile", "--inline", sql, "--target-path", str(target_path))
     assert result.success, result.exception
     return result.result.results[0].node.compiled_code
+
+
+def keyed_changes(
+    cursor: Any, model: str, table_key: str, project_vars: dict[str, Any], target_path: Path
+) -> list[dict[str, Any]]:
+    """The key of each change of one table as a staging model stages it with `project_vars`:
+    op, primary_key_columns (JSON), primary_key, previous_primary_key, in order. Compiled as
+    a full refresh (so it reads every landed message) into a folder of the caller's own (so
+    the session's dbt artifacts stay as built), and queried without writing anything."""
+    result = run_dbt(
+        *("compile", "--full-refresh", "--select", model),
+        *("--vars", json.dumps(project_vars), "--target-path", str(target_path)),
+    )
+    assert result.success, result.exception
+    [compiled] = target_path.glob(f"compiled/**/{model}.sql")
+    return query(
+        cursor,
+        f"""
+        select op, to_json(primary_key_columns) as primary_key_columns, primary_key,
+            previous_primary_key
+        from ({compiled.read_text()}) as staged
+        where table_key = '{table_key}' and event_kind = 'change'
+        order by ordering_key""",
+    )
 
 
 @pytest.fixture(scope="session")

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import PROJECT_ROOT, query, run_dbt
+from conftest import PROJECT_ROOT, keyed_changes, query
 from public_landings import FLINK_CANAL_DATA, PUBLIC, canal_sets, message_lines, tagged
 
 pytestmark = pytest.mark.spark
@@ -564,24 +564,8 @@ def test_key_columns_declared_per_table_when_pknames_is_empty_or_absent(
     """`canal_fixtures.no_pk` sends `pkNames: []`, then none at all. Without the var its
     identity is the whole row (above: the update moves the key); with `canal_json_primary_keys`
     naming `v0`, both changes are one row's."""
-    # Compiled into a folder of this test's own, so the session's dbt artifacts stay as built;
-    # as a full refresh compiles it, so that it reads every landed message.
-    result = run_dbt(
-        *("compile", "--full-refresh", "--select", "stg_canal__json"),
-        *("--vars", json.dumps({"canal_json_primary_keys": {"CANAL_FIXTURES.no_pk": ["v0"]}})),
-        *("--target-path", str(tmp_path)),
-    )
-    assert result.success, result.exception
-    [compiled] = tmp_path.glob("compiled/**/stg_canal__json.sql")
-    rows = query(
-        cursor,
-        f"""
-        select op, to_json(primary_key_columns) as primary_key_columns, primary_key,
-            previous_primary_key
-        from ({compiled.read_text()}) as staged
-        where table_key = 'canal_fixtures.no_pk' and event_kind = 'change'
-        order by ordering_key""",
-    )
+    declared = {"canal_json_primary_keys": {"CANAL_FIXTURES.no_pk": ["v0"]}}
+    rows = keyed_changes(cursor, "stg_canal__json", "canal_fixtures.no_pk", declared, tmp_path)
     assert rows == [
         {
             "op": op,

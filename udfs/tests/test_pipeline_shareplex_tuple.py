@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import PROJECT_ROOT, query, run_dbt
+from conftest import PROJECT_ROOT, keyed_changes, query
 
 pytestmark = pytest.mark.spark
 
@@ -432,33 +432,12 @@ def test_key_columns_declared_per_table_by_vars(
         "datahub_tuple_primary_keys": {"fixture_db.tuple_keyed": ["id"]},
         "dts_shareplex_primary_keys": {"FIXTURE.ORDERS": ["ORDER_ID"]},
     }
-    # Compiled into a folder of this test's own, so the session's dbt artifacts stay as built;
-    # as a full refresh compiles them, so that they read every landed message.
-    result = run_dbt(
-        "compile",
-        "--full-refresh",
-        "--select",
-        *OUR_MODELS,
-        "--vars",
-        json.dumps(declared),
-        "--target-path",
-        str(tmp_path),
-    )
-    assert result.success, result.exception
-    keys = {}
-    for model, table_key in zip(
-        OUR_MODELS, ("fixture.orders", "fixture_db.tuple_keyed"), strict=True
-    ):
-        [compiled] = tmp_path.glob(f"compiled/**/{model}.sql")
-        keys[model] = query(
-            cursor,
-            f"""
-            select op, to_json(primary_key_columns) as primary_key_columns, primary_key,
-                previous_primary_key
-            from ({compiled.read_text()}) as staged
-            where table_key = '{table_key}' and event_kind = 'change'
-            order by ordering_key""",
+    keys = {
+        model: keyed_changes(cursor, model, table_key, declared, tmp_path / model)
+        for model, table_key in zip(
+            OUR_MODELS, ("fixture.orders", "fixture_db.tuple_keyed"), strict=True
         )
+    }
     assert keys == {
         "stg_aliyun_dts__shareplex_json": [
             {"op": op, "primary_key_columns": '["ORDER_ID"]', "primary_key": '["1"]',
