@@ -11,7 +11,9 @@
             "case when checked_rejection_reason is null and message_event_kind = 'change'"
             ~ " then change_op end",
         'rejection_reason': 'checked_rejection_reason',
-        'raw_value': 'case when checked_rejection_reason is not null then raw_value_text end',
+        'raw_value':
+            "case when checked_rejection_reason is not null"
+            ~ " or message_event_kind = 'logical_message' then raw_value_text end",
     } -%}
     {%- set absent_values = {
         'is_partial': 'false', 'unset_columns': 'array()', 'row_index': '0'

@@ -181,6 +181,7 @@ staged_messages as (
         count_if(row_outcome = 'schema_change') as schema_change_rows,
         count_if(row_outcome = 'transaction') as transaction_rows,
         count_if(row_outcome = 'tombstone') as tombstone_rows,
+        count_if(row_outcome = 'logical_message') as logical_message_rows,
         count_if(row_outcome = 'update_half') as update_half_rows,
         count_if(row_outcome = 'rejected') as rejected_rows,
         count_if(row_outcome = 'duplicate') as duplicate_rows,
@@ -221,6 +222,7 @@ joined as (
         coalesce(staged_messages.schema_change_rows, 0) as schema_change_rows,
         coalesce(staged_messages.transaction_rows, 0) as transaction_rows,
         coalesce(staged_messages.tombstone_rows, 0) as tombstone_rows,
+        coalesce(staged_messages.logical_message_rows, 0) as logical_message_rows,
         coalesce(staged_messages.update_half_rows, 0) as update_half_rows,
         coalesce(staged_messages.rejected_rows, 0) as rejected_rows,
         coalesce(staged_messages.duplicate_rows, 0) as duplicate_rows,
@@ -255,6 +257,7 @@ final as (
             when transaction_rows > 0 then 'transaction'
             when heartbeat_rows > 0 then 'heartbeat'
             when tombstone_rows > 0 then 'tombstone'
+            when logical_message_rows > 0 then 'logical_message'
             when duplicate_rows > 0 then 'duplicate'
             else 'rejected'
         end as outcome,
@@ -274,6 +277,7 @@ final as (
         schema_change_rows,
         transaction_rows,
         tombstone_rows,
+        logical_message_rows,
         update_half_rows,
         rejected_rows,
         duplicate_rows,

@@ -65,6 +65,7 @@ def test_row_counts_add_up_to_the_models(pipeline_build: Any, cursor: Any) -> No
             sum(schema_change_rows) as schema_change_rows,
             sum(transaction_rows) as transaction_rows,
             sum(tombstone_rows) as tombstone_rows,
+            sum(logical_message_rows) as logical_message_rows,
             sum(rejected_rows) as rejected_rows,
             sum(update_half_rows) as update_half_rows,
             sum(duplicate_rows) as duplicate_rows,
@@ -84,11 +85,15 @@ def test_row_counts_add_up_to_the_models(pipeline_build: Any, cursor: Any) -> No
     assert totals["transaction_rows"] == count("int_cdc__transaction_markers")
     assert totals["rejected_rows"] == count("int_cdc__rejected_messages")
     assert totals["tombstone_rows"] == count("int_cdc__staged_events", "event_kind = 'tombstone'")
+    assert totals["logical_message_rows"] == count(
+        "int_cdc__staged_events", "event_kind = 'logical_message'"
+    )
     assert totals["staged_rows"] == count("int_cdc__staged_events")
     # The samples hold re-delivered messages and updates sent as two messages.
     assert totals["duplicate_rows"] > 0
     assert totals["update_half_rows"] > 0
     assert totals["tombstone_rows"] > 0
+    assert totals["logical_message_rows"] > 0
 
 
 def test_an_update_sent_as_two_messages_is_two_change_messages(

@@ -6,11 +6,11 @@ an HBase table with a column delete, a SQL table without a declared key, bad mes
 `debezium_json`: the bundled sample (the first lines of Flink's
 debezium-data-schema-exclude.txt), fixtures (PostgreSQL with schemas and Kafka keys, MySQL
 bare and out of order, tombstones, truncate, DDL, transaction markers, a heartbeat, Oracle
-messages that name their table outside `source`, bad messages) and public Debezium files of
-udfs/tests/public_samples/, loaded before the one build. Of the Paimon files only scenarios
-whose tables no other loaded file uses are taken (the others reuse `test.product` with
-contradicting rows); Paimon's license comment lines are left out, as its tests skip them;
-every other byte is as published.
+messages that name their table outside `source`, a logical decoding message, bad messages)
+and public Debezium files of udfs/tests/public_samples/, loaded before the one build. Of the
+Paimon files only scenarios whose tables no other loaded file uses are taken (the others
+reuse `test.product` with contradicting rows); Paimon's license comment lines are left out,
+as its tests skip them; every other byte is as published.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import query
+from conftest import FIXTURES, query
 from public_landings import PUBLIC
 
 pytestmark = pytest.mark.spark
@@ -355,6 +355,33 @@ def test_a_table_named_outside_source_is_found_in_the_schema_name_then_the_topic
     assert state(cursor, "orclpdb1.debezium.orders") == {
         '["5"]': (False, "insert", {"ID": "5", "TOTAL": "9.50"}),
     }
+
+
+def test_a_logical_decoding_message_is_counted_and_kept_not_rejected(
+    pipeline_build: Any, cursor: Any
+) -> None:
+    """Fixture 05: a PostgreSQL logical decoding message (Debezium's documented example)."""
+    staged = query(
+        cursor,
+        """select event_kind, source_op, op, rejection_reason, raw_value
+        from cdc_lake_staging.stg_debezium__json where source_op = 'm'""",
+    )
+    [line] = (
+        (FIXTURES / "debezium_json" / "05_postgres_logical_message.jsonl").read_text().splitlines()
+    )
+    assert staged == [
+        {"event_kind": "logical_message", "source_op": "m", "op": None,
+         "rejection_reason": None, "raw_value": line},
+    ]  # fmt: skip
+    outcomes = query(
+        cursor,
+        """select outcome, logical_message_rows, rejected_rows
+        from cdc_lake_intermediate.int_cdc__message_accounting
+        where source_file like '%/05_postgres_logical_message.jsonl'""",
+    )
+    assert outcomes == [
+        {"outcome": "logical_message", "logical_message_rows": 1, "rejected_rows": 0}
+    ]
 
 
 # ---------------------------------------------------------------- public Debezium samples

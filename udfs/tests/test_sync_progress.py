@@ -43,7 +43,8 @@ def test_one_row_per_source_and_topic_with_every_message(pipeline_build: Any, cu
             f"""
             select source_format, kafka_topic, messages, change_messages + heartbeat_messages
                 + schema_change_messages + transaction_messages + tombstone_messages
-                + rejected_messages + duplicate_messages + unaccounted_messages as by_outcome,
+                + logical_message_messages + rejected_messages + duplicate_messages
+                + unaccounted_messages as by_outcome,
                 unaccounted_messages, {text("last_loaded_at")} as last_loaded_at
             from {PROGRESS}
             """,

@@ -164,6 +164,9 @@ typed as (
         end as source_op,
         case
             when raw_value_text is null then 'tombstone'
+            {# PostgreSQL logical decoding messages (pg_logical_emit_message): not a row
+               change and not bad input; kept (its text) and counted. #}
+            when envelope_op = 'm' then 'logical_message'
             when envelope_op is not null then 'change'
             when ddl_text is not null then 'schema_change'
             when envelope_status in ('BEGIN', 'END') then 'transaction'
