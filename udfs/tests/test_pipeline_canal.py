@@ -2,8 +2,9 @@
 
 `canal_json`: the bundled sample (the first messages of Flink's canal-data.txt), the fixtures
 (value types, a key change, a table without a key, out-of-order delivery, a truncate, a
-duplicate, bad messages) and the public Canal samples of udfs/tests/public_samples/
-(Flink, Flink with INIT rows, SeaTunnel, every Paimon Canal file), loaded before the one build.
+duplicate, bad messages, Flink CDC's canal-json writer) and the public Canal samples of
+udfs/tests/public_samples/ (Flink, Flink with INIT rows, SeaTunnel, every Paimon Canal file),
+loaded before the one build.
 `dts_canal_json`: every example of the DTS document's Canal part (seeds/samples/) and a
 current-layout fixture; the legacy layout is covered by the dbt unit tests of
 `_aliyun_dts__canal_json_unit_tests.yml`, which run inside the same build.
@@ -555,6 +556,17 @@ def test_fixture_current_state(pipeline_build: Any, cursor: Any) -> None:
         ("canal_fixtures.truncated", ["1"], True, "truncate", {"id": "1"}),
         ("canal_fixtures.truncated", ["2"], True, "truncate", {"id": "2"}),
         ("canal_fixtures.truncated", ["3"], False, "insert", {"id": "3"}),
+    ]
+
+
+def test_flink_cdc_canal_json_writer_output(pipeline_build: Any, cursor: Any) -> None:
+    """Fixture flink_cdc_writer.jsonl, shaped as Flink CDC's Kafka pipeline writes canal-json
+    (its CanalJsonSerializationSchemaTest): numbers as JSON numbers, the whole before row in
+    `old`, no `es`/`ts`/`mysqlType`/`id`. Ordered by file position, it ends as written."""
+    rows = current_state(cursor, "table_key = 'flink_cdc.orders'")
+    assert [(r["primary_key"], r["is_deleted"], r["last_op"], r["row_data"]) for r in rows] == [
+        (["1"], False, "update", {"id": "1", "name": "b", "qty": "4"}),
+        (["2"], True, "delete", {"id": "2", "name": "z", "qty": "9"}),
     ]
 
 
