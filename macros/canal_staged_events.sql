@@ -96,7 +96,7 @@ checked as (
             when raw_value_text is null then 'NULL message value (a Kafka tombstone)'
             when try_parse_json(message._corrupt_record) is null
                 and message._corrupt_record is not null
-                then 'not valid JSON, or nested over 1000 levels deep'
+                then {{ invalid_json_reason() }}
             when message._corrupt_record is not null
                 then 'JSON not shaped like a Canal message (a field has the wrong type)'
             when coalesce(source_op, '') = '' then 'no type: not a Canal message'

@@ -115,7 +115,7 @@ validated as (
             when raw_value_text is null then 'NULL message value: DataWorks sends no tombstones'
             when try_parse_json(message._corrupt_record) is null
                 and message._corrupt_record is not null
-                then 'not valid JSON, or nested over 1000 levels deep'
+                then {{ invalid_json_reason() }}
             when message._corrupt_record is not null
                 then 'JSON not shaped like a DataWorks message (a field has the wrong type)'
             when source_op is null then 'no payload.op: not a DataWorks message'

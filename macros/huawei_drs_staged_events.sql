@@ -158,7 +158,7 @@ message_checked as (
             when
                 try_parse_json(message._corrupt_record) is null
                 and message._corrupt_record is not null
-                then 'not valid JSON, or nested over 1000 levels deep'
+                then {{ invalid_json_reason() }}
             when message._corrupt_record is not null
                 then 'JSON not shaped like a DRS message (a field has the wrong type)'
             when source_op is null then 'no type: not a DRS JSON message'

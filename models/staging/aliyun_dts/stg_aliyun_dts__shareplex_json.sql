@@ -99,7 +99,7 @@ checked as (
         case
             when raw_value_text is null then 'NULL message value: DTS sends no tombstones'
             when try_parse_json(corrupt_record) is null and corrupt_record is not null
-                then 'not valid JSON, or nested over 1000 levels deep'
+                then {{ invalid_json_reason() }}
             when corrupt_record is not null
                 then 'JSON not shaped like a SharePlex message (a field has the wrong type)'
             when source_op is null then 'no meta.op: not a SharePlex message'

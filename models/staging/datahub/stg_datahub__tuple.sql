@@ -111,7 +111,7 @@ message_checked as (
         *,
         case
             when raw_value_text is null then 'NULL message value: a Tuple row is never empty'
-            when not is_json then 'not valid JSON, or nested over 1000 levels deep'
+            when not is_json then {{ invalid_json_reason() }}
             when tuple_row is null then 'not a JSON object: a Tuple row is one object of fields'
             when source_op is null then 'no _operation_type_: not a DataHub Tuple row'
             when change_op is null then 'unknown _operation_type_ ' || source_op

@@ -245,7 +245,7 @@ validated as (
             when
                 try_parse_json(corrupt_record) is null
                 and corrupt_record is not null
-                then 'not valid JSON, or nested over 1000 levels deep'
+                then {{ invalid_json_reason() }}
             when corrupt_record is not null
                 then 'JSON not shaped like a Debezium message (a field has the wrong type)'
             when message_kind is null

@@ -104,7 +104,7 @@ validated as (
             when
                 try_parse_json(message['_corrupt_record']) is null
                 and message['_corrupt_record'] is not null
-                then 'not valid JSON, or nested over 1000 levels deep'
+                then {{ invalid_json_reason() }}
             when message['_corrupt_record'] is not null
                 then 'JSON not shaped like a DRS DDS message (a field has the wrong type)'
             when message['recordType'] is null then 'no recordType: not a DRS DDS message'

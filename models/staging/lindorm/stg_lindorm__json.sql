@@ -135,7 +135,7 @@ validated as (
             when
                 try_parse_json(corrupt_record) is null
                 and corrupt_record is not null
-                then 'not valid JSON, or nested over 1000 levels deep'
+                then {{ invalid_json_reason() }}
             when corrupt_record is not null
                 then 'JSON not shaped like a Lindorm message (a field has the wrong type)'
             when source_op is null then 'no payload.op: not a Lindorm message'
