@@ -22,6 +22,7 @@ parsed as (
         kafka_offset,
         source_file,
         source_position,
+        source_name,
         loaded_at,
         ---------- message
         decode_error,

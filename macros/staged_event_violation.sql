@@ -2,9 +2,11 @@
    (`cdc_lake_limits`: message text, database/schema/table names), which bound what a
    message may put into the tables after staging, a name that is a JSON array or object
    (Spark reads any JSON value into a string field as its text: `"table": []` would be a
-   table named `[]`), and a heartbeat's time, which `int_cdc__heartbeats` needs. All are
-   rules of the whole message (every row of a message has the same text, names and kind),
-   so staging's projection keeps one rejected row per message (`row_index` 0). #}
+   table named `[]`), a source name a message gave (part of every table_key; `cdc-lake load`
+   checks the names of loads), and a heartbeat's time, which `int_cdc__heartbeats` needs.
+   All are rules of the whole message (every row of a message has the same text, names,
+   source and kind), so staging's projection keeps one rejected row per message
+   (`row_index` 0). #}
 {% macro staged_event_violation(absent=[]) -%}
     {%- set limits = cdc_lake_limits() -%}
     {%- set names = ['database_name', 'schema_name', 'table_name'] | reject('in', absent) | list -%}
@@ -25,6 +27,12 @@
         when left({{ name }}, 1) || right({{ name }}, 1) in ('[]', '{}')
             then '{{ name | replace('_', ' ') }} is a JSON array or object, not text'
     {%- endfor %}
+        when not regexp(
+            coalesce(source_name, 'unnamed'),
+            '^[A-Za-z0-9._-]{1,{{ limits.source_name_characters }}}$'
+        )
+            then 'source name is not 1 to {{ limits.source_name_characters }} letters, digits, '
+            || '".", "_" or "-"'
         when message_event_kind = 'heartbeat' and source_ts is null
             then 'a heartbeat without its time'
     end

@@ -69,6 +69,14 @@ def build_parser() -> argparse.ArgumentParser:
         "base64 of its bytes (binary formats such as dts_avro); auto: base64 for files named "
         "*.b64 or *.base64, else text",
     )
+    load.add_argument(
+        "--source",
+        default=None,
+        metavar="NAME",
+        help="name of the source these messages came from (a database server, a sync task; "
+        "1-64 of A-Z a-z 0-9 . _ -): its tables get table keys NAME/db.table, apart from "
+        "another source's tables of the same name; default: none (db.table)",
+    )
     load.add_argument("paths", nargs="+", type=Path, metavar="PATH")
 
     sql = commands.add_parser("sql", help="run SQL statements and print the rows")
@@ -119,8 +127,9 @@ def main(argv: list[str] | None = None) -> int:
             from cdc_lake.loader import load_files
 
             with connect(args.host, args.port) as cursor:
-                for result in load_files(cursor, args.fmt, args.paths, args.encoding):
-                    print(result.describe(args.fmt))
+                results = load_files(cursor, args.fmt, args.paths, args.encoding, args.source)
+                for result in results:
+                    print(result.describe(args.fmt, args.source))
         elif args.command == "sql":
             with connect(args.host, args.port) as cursor:
                 for statement in args.statements:

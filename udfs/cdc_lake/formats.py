@@ -11,6 +11,7 @@ one server.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 
 DEFAULT_RAW_SCHEMA = "cdc_raw"
@@ -41,8 +42,28 @@ LANDING_COLUMNS: tuple[tuple[str, str], ...] = (
     # Position of the message in its file: increasing along the file, not dense. It orders
     # messages of one file when the file carries no Kafka offsets.
     ("source_position", "bigint"),
+    # The source the messages came from, as `cdc-lake load --source` named it (NULL when not
+    # named): part of each row's table_key, so that two servers' `inventory.customers` stay
+    # two tables. Last of the data columns: a table made before it gets it by ADD COLUMNS.
+    ("source_name", "string"),
     ("loaded_at", "timestamp"),
 )
+
+LOADED_FILES_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("source_format", "string"),
+    ("source_file", "string"),
+    ("file_sha256", "string"),
+    ("file_bytes", "bigint"),
+    ("envelope", "string"),
+    ("messages", "bigint"),
+    ("loaded_at", "timestamp"),
+    ("source_name", "string"),
+)
+
+# A source name goes into every table_key of its rows: short, and in the characters of a
+# Kafka topic (which is what Debezium's own source names are), so it is never a path or an
+# identifier's danger. Staging holds names taken from messages to the same rule.
+SOURCE_NAME_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 
 def raw_schema() -> str:
@@ -79,18 +100,31 @@ def landing_table_ddl(fmt: str) -> str:
 
 
 def loaded_files_ddl() -> str:
-    """The load registry: one row per file loaded, so loading the same file again adds nothing."""
-    return (
-        f"create table if not exists {loaded_files_table()} (\n"
-        "    source_format string,\n"
-        "    source_file string,\n"
-        "    file_sha256 string,\n"
-        "    file_bytes bigint,\n"
-        "    envelope string,\n"
-        "    messages bigint,\n"
-        "    loaded_at timestamp\n"
-        ") using parquet"
-    )
+    """The load registry: one row per file loaded (per source), so loading the same file again
+    adds nothing."""
+    body = ",\n    ".join(f"{name} {kind}" for name, kind in LOADED_FILES_COLUMNS)
+    return f"create table if not exists {loaded_files_table()} (\n    {body}\n) using parquet"
+
+
+def check_source_name(name: str | None) -> str | None:
+    """The name unchanged, or a ValueError saying what a source name may be."""
+    if name is not None and not SOURCE_NAME_PATTERN.fullmatch(name):
+        raise ValueError(
+            f"source name {name[:80]!r} must be 1 to 64 letters, digits, '.', '_' or '-'"
+        )
+    return name
+
+
+def upgrade_statements(table: str, present: Iterable[str]) -> list[str]:
+    """`alter table ... add columns` for the columns a raw-layer table made by an earlier
+    version lacks (`present`: its column names), so an upgrade keeps the loaded history."""
+    if table == loaded_files_table():
+        wanted = LOADED_FILES_COLUMNS
+    else:
+        wanted = (("value", FORMATS[table.rsplit(".", 1)[1]]), *LANDING_COLUMNS)
+    have = {name.lower() for name in present}
+    missing = [f"{name} {kind}" for name, kind in wanted if name not in have]
+    return [f"alter table {table} add columns ({', '.join(missing)})"] if missing else []
 
 
 def bootstrap_statements(formats: Iterable[str] = tuple(FORMATS)) -> list[str]:

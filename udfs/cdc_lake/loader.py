@@ -20,7 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from cdc_lake.client import run
-from cdc_lake.formats import FORMATS, bootstrap_statements, landing_table, loaded_files_table
+from cdc_lake.formats import (
+    FORMATS,
+    bootstrap_statements,
+    check_source_name,
+    landing_table,
+    loaded_files_table,
+    upgrade_statements,
+)
 
 # kcat -J writes one JSON object per message with these keys (plus tstype, broker, headers).
 KCAT_KEYS = frozenset({"topic", "partition", "offset", "payload"})
@@ -41,10 +48,11 @@ class LoadResult:
     messages: int
     skipped: bool  # True when the same content was loaded before
 
-    def describe(self, fmt: str) -> str:
+    def describe(self, fmt: str, source: str | None = None) -> str:
+        target = landing_table(fmt) + ("" if source is None else f" (source {source})")
         if self.skipped:
-            return f"{self.path}: already loaded into {landing_table(fmt)}, nothing added"
-        return f"{self.path}: {self.messages} messages ({self.envelope}) -> {landing_table(fmt)}"
+            return f"{self.path}: already loaded into {target}, nothing added"
+        return f"{self.path}: {self.messages} messages ({self.envelope}) -> {target}"
 
 
 def expand_paths(paths: Iterable[Path]) -> list[Path]:
@@ -127,14 +135,23 @@ def value_expression(text: str, fmt: str, encoding: str) -> str:
 
 
 def insert_statement(
-    fmt: str, path: Path, envelope: str, loaded_at: str, encoding: str = "text"
+    fmt: str,
+    path: Path,
+    envelope: str,
+    loaded_at: str,
+    encoding: str = "text",
+    source: str | None = None,
 ) -> str:
     """The `insert ... select` that makes Spark read one file into the landing table."""
     table = landing_table(fmt)
     uri = spark_path(path).replace("`", "``")
+    source_name = (
+        "cast(null as string)" if check_source_name(source) is None else sql_string(source)
+    )
     lineage = (
         f"{sql_string(str(path.resolve()))} as source_file,\n"
         "    monotonically_increasing_id() as source_position,\n"
+        f"    {source_name} as source_name,\n"
         f"    timestamp {sql_string(loaded_at)} as loaded_at"
     )
     if envelope == "kcat":
@@ -177,14 +194,22 @@ def file_encoding(path: Path, encoding: str) -> str:
 
 
 def load_files(
-    cursor: Any, fmt: str, paths: Iterable[Path], encoding: str = "auto"
+    cursor: Any,
+    fmt: str,
+    paths: Iterable[Path],
+    encoding: str = "auto",
+    source: str | None = None,
 ) -> list[LoadResult]:
     """Load every file (directories expanded) into `cdc_raw.<fmt>`; one result per file.
 
     `encoding` says how each message is written in the files (see `value_expression`);
-    "auto" decides per file by its name (`file_encoding`).
+    "auto" decides per file by its name (`file_encoding`). `source` names the source the
+    messages came from (a database server, a sync task): its tables are kept apart from
+    another source's tables of the same name. The same file loaded for two sources is two
+    loads; loaded twice for one source, one.
     """
     landing = landing_table(fmt)
+    source_literal = "null" if check_source_name(source) is None else sql_string(source)
     # Every file is read (hashed) before any is loaded: an unreadable one stops the load with
     # its name, before anything landed, and the same command works once it is fixed.
     inspected = []
@@ -197,18 +222,24 @@ def load_files(
             ) from None
     for statement in bootstrap_statements([fmt]):  # the server made the others at start
         run(cursor, statement)
+    for table in (landing, loaded_files_table()):  # a server that predates a column
+        present = [row[0] for row in run(cursor, f"describe table {table}")]
+        for statement in upgrade_statements(table, present):
+            run(cursor, statement)
     results = []
     for path, sha, envelope, size in inspected:
         seen = run(
             cursor,
             f"select count(*) from {loaded_files_table()} "
-            f"where source_format = {sql_string(fmt)} and file_sha256 = {sql_string(sha)}",
+            f"where source_format = {sql_string(fmt)} and file_sha256 = {sql_string(sha)} "
+            f"and source_name <=> {source_literal}",
         )
         if seen[0][0]:
             results.append(LoadResult(path, envelope, 0, skipped=True))
             continue
         loaded_at = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
-        run(cursor, insert_statement(fmt, path, envelope, loaded_at, file_encoding(path, encoding)))
+        encoded = file_encoding(path, encoding)
+        run(cursor, insert_statement(fmt, path, envelope, loaded_at, encoded, source))
         count = run(
             cursor,
             f"select count(*) from {landing} where loaded_at = timestamp {sql_string(loaded_at)} "
@@ -218,7 +249,8 @@ def load_files(
             cursor,
             f"insert into {loaded_files_table()} values ("
             f"{sql_string(fmt)}, {sql_string(str(path.resolve()))}, {sql_string(sha)}, {size}, "
-            f"{sql_string(envelope)}, {count}, timestamp {sql_string(loaded_at)})",
+            f"{sql_string(envelope)}, {count}, timestamp {sql_string(loaded_at)}, "
+            f"{source_literal})",
         )
         results.append(LoadResult(path, envelope, count, skipped=False))
     return results

@@ -176,7 +176,13 @@ def run_foreground(config: ServerConfig) -> None:
 
     from pyspark.sql import SparkSession
 
-    from cdc_lake.formats import bootstrap_statements
+    from cdc_lake.formats import (
+        FORMATS,
+        bootstrap_statements,
+        landing_table,
+        loaded_files_table,
+        upgrade_statements,
+    )
     from cdc_lake.registry import register_all
 
     builder = SparkSession.builder.master(config.master).enableHiveSupport()
@@ -187,6 +193,9 @@ def run_foreground(config: ServerConfig) -> None:
     names = register_all(spark)
     for statement in bootstrap_statements():
         spark.sql(statement)
+    for table in [*map(landing_table, FORMATS), loaded_files_table()]:
+        for statement in upgrade_statements(table, spark.table(table).columns):
+            spark.sql(statement)
     thrift = spark.sparkContext._jvm.org.apache.spark.sql.hive.thriftserver.HiveThriftServer2
     thrift.startWithContext(spark._jsparkSession.sqlContext())
     print(

@@ -23,6 +23,10 @@ from cdc_lake.loader import load_files
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = PROJECT_ROOT / "seeds" / "samples"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+# <source>/<format>/ folders loaded with their source named (README.md there).
+NAMED_SOURCES = Path(__file__).resolve().parent / "named_sources"
+# Each named-source folder also loaded under these names: the same file from another source.
+SOURCE_COPIES = {"mysql-east": "mysql-copy"}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -149,13 +153,19 @@ def keyed_changes(
 def pipeline_build(
     spark_server: server.ServerConfig, tmp_path_factory: pytest.TempPathFactory
 ) -> Any:
-    """Bundled samples, the test fixtures and the public sample sets (public_landings.py) loaded,
-    then one `dbt build` over them all: the same build whichever modules are collected."""
+    """Bundled samples, the test fixtures, the named sources' fixtures and the public sample
+    sets (public_landings.py) loaded, then one `dbt build` over them all: the same build
+    whichever modules are collected."""
     with connect(spark_server.host, spark_server.port) as thrift_cursor:
         for sample_dir in sorted(path for path in SAMPLES.iterdir() if path.is_dir()):
             load_files(thrift_cursor, sample_dir.name, [sample_dir])
         for fixture_dir in sorted(FIXTURES.iterdir()):
             load_files(thrift_cursor, fixture_dir.name, [fixture_dir])
+        for format_dir in sorted(p for p in NAMED_SOURCES.glob("*/*") if p.is_dir()):
+            source = format_dir.parent.name
+            for name in (source, SOURCE_COPIES.get(source)):
+                if name:
+                    load_files(thrift_cursor, format_dir.name, [format_dir], source=name)
         land_public_samples(thrift_cursor, tmp_path_factory.mktemp("public-landing"))
     result = run_dbt("build")
     broken = node_errors(result)

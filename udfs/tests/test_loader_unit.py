@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from cdc_lake import loader
-from cdc_lake.formats import FORMATS
+from cdc_lake.formats import FORMATS, LOADED_FILES_COLUMNS, upgrade_statements
 from cdc_lake.loader import (
     KCAT_SCHEMA,
     detect_envelope,
@@ -270,3 +270,41 @@ def test_an_unreadable_file_stops_the_load_before_anything_lands(
     monkeypatch.setattr(loader, "inspect_file", inspect)
     with pytest.raises(OSError, match=r"cannot read .*b\.jsonl: Permission denied; nothing"):
         loader.load_files(None, "canal_json", [tmp_path])
+
+
+@pytest.mark.parametrize("name", ["", "a/b", "east coast", "x" * 65, "dbserver1;drop", "é"])
+def test_a_source_name_outside_the_rule_is_refused_before_anything_is_read(
+    tmp_path: Path, name: str
+) -> None:
+    with pytest.raises(ValueError, match="must be 1 to 64 letters, digits"):
+        loader.load_files(None, "canal_json", [tmp_path / "not read"], source=name)
+
+
+@pytest.mark.parametrize("name", ["mysql-east", "dbserver1", "a.b_c-D", "x" * 64])
+def test_a_source_name_lands_in_its_own_column(name: str) -> None:
+    statement = loader.insert_statement(
+        "canal_json", Path("/d/f.jsonl"), "jsonl", "2024-01-01 00:00:00", source=name
+    )
+    assert f"    '{name}' as source_name,\n" in statement
+    unnamed = loader.insert_statement("canal_json", Path("/d/f.jsonl"), "jsonl", "2024-01-01")
+    assert "    cast(null as string) as source_name,\n" in unnamed
+
+
+def test_a_raw_table_of_an_earlier_version_gets_the_columns_it_lacks() -> None:
+    old_landing = [
+        "value",
+        "kafka_topic",
+        "source_position",
+        "loaded_at",
+        "# Partition Information",
+    ]
+    assert upgrade_statements("cdc_raw.canal_json", old_landing) == [
+        "alter table cdc_raw.canal_json add columns ("
+        "kafka_partition int, kafka_offset bigint, kafka_key string, kafka_timestamp timestamp, "
+        "source_file string, source_name string)"
+    ]
+    current = [name for name, _ in LOADED_FILES_COLUMNS]
+    assert upgrade_statements("cdc_raw.loaded_files", current) == []
+    assert upgrade_statements("cdc_raw.loaded_files", current[:-1]) == [
+        "alter table cdc_raw.loaded_files add columns (source_name string)"
+    ]

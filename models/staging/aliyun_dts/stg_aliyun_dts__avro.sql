@@ -35,6 +35,7 @@ parsed as (
         kafka_offset,
         source_file,
         source_position,
+        source_name,
         loaded_at,
         ---------- message
         base64(value) as raw_value_text,

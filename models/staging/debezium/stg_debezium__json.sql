@@ -5,6 +5,11 @@
     'databaseName', 'tableChanges',
 ] -%}
 
+{%- set message_source_name = (
+    "nullif(coalesce(parsed.message.payload.source.name, parsed.message.source.name), '')"
+    if var('cdc_lake_source_from_message') else 'cast(null as string)'
+) %}
+
 with
 
 raw_messages as (
@@ -31,6 +36,7 @@ parsed as (
         kafka_timestamp,
         source_file,
         source_position,
+        source_name as landed_source_name,
         loaded_at,
         ---------- message
         value as raw_value_text,
@@ -75,7 +81,10 @@ unwrapped as (
             nullif(coalesce(parsed.message.payload.source.table, parsed.message.source.table), ''),
             nullif(regexp_extract(parsed.message.schema.name, '([^.]+)[.]Envelope$', 1), ''),
             nullif(regexp_extract(parsed.kafka_topic, '[^.][.]([^.]+)$', 1), '')
-        ) as source_table
+        ) as source_table,
+        {# The source: as the load named it, else (with `cdc_lake_source_from_message`) the
+           connector's logical name, the topic prefix Debezium keeps unique per Kafka. #}
+        coalesce(parsed.landed_source_name, {{ message_source_name }}) as source_name
 
     from parsed
 

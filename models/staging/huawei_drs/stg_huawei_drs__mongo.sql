@@ -24,6 +24,7 @@ parsed as (
         kafka_offset,
         source_file,
         source_position,
+        source_name,
         loaded_at,
         ---------- message
         value as raw_value_text,
