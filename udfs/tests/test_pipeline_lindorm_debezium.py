@@ -6,7 +6,8 @@ an HBase table with a column delete, a SQL table without a declared key, bad mes
 `debezium_json`: the bundled sample (the first lines of Flink's
 debezium-data-schema-exclude.txt), fixtures (PostgreSQL with schemas and Kafka keys, MySQL
 bare and out of order, tombstones, truncate, DDL, transaction markers, a heartbeat, Oracle
-messages that name their table outside `source`, a logical decoding message, bad messages)
+messages that name their table outside `source`, a logical decoding message, the MongoDB
+connector's 2.x and 1.x documents, bad messages)
 and public Debezium files of udfs/tests/public_samples/, loaded before the one build. Of the
 Paimon files only scenarios whose tables no other loaded file uses are taken (the others
 reuse `test.product` with contradicting rows); Paimon's license comment lines are left out,
@@ -330,6 +331,11 @@ def test_debezium_tombstones_markers_ddl_truncate(pipeline_build: Any, cursor: A
 
 def test_debezium_rejected_messages(pipeline_build: Any, cursor: Any) -> None:
     assert rejections(cursor, "debezium_json") == [
+        # 07, 08: the MongoDB connector's (below)
+        "after is not MongoDB Extended JSON: expected a value, found the end of the input"
+        " (at offset 24)",
+        "patch with operators other than $set and $unset: $inc",
+        # 99
         "not valid JSON, or nested over 1000 levels deep",
         "JSON not shaped like a Debezium message (a field has the wrong type)",
         "unknown op x",
@@ -338,7 +344,6 @@ def test_debezium_rejected_messages(pipeline_build: Any, cursor: Any) -> None:
         "d without before and without a Kafka key: the deleted row is unknown",
         "u without before on a table without a key (no Kafka key, none configured): the row it"
         " changes cannot be found (PostgreSQL sends before only with REPLICA IDENTITY FULL)",
-        "JSON not shaped like a Debezium message (a field has the wrong type)",
         "no op: not a Debezium change event, schema change, transaction marker or heartbeat",
     ]
 
@@ -382,6 +387,67 @@ def test_a_logical_decoding_message_is_counted_and_kept_not_rejected(
     assert outcomes == [
         {"outcome": "logical_message", "logical_message_rows": 1, "rejected_rows": 0}
     ]
+
+
+def test_debezium_mongodb_connector_2x(pipeline_build: Any, cursor: Any) -> None:
+    """Fixture 07 (kcat, Kafka keys `{"id": <the _id as Extended JSON>}`): documents as
+    Extended JSON strings, an update as `updateDescription` alone (capture mode
+    change_streams) and with the whole `after` (update_full), a delete known by its key
+    alone, an ObjectId key, a dotted path set, a field removed, an array truncated, a
+    snapshot row, a document that is not JSON (rejected, above)."""
+    document = {"_id": {"$numberLong": "1004"}, "first_name": "Anne Marie",
+                "last_name": "Kretchmar", "email": "anne.marie@noanswer.org"}  # fmt: skip
+    assert state(cursor, "mongo_inventory.customers") == {
+        '["1004"]': (False, "update", {
+            "_id": "1004", "first_name": "Anne Marie", "last_name": "Kretchmar",
+            "email": "anne.marie@noanswer.org",
+            "_document": json.dumps(document, separators=(",", ":")),
+        }),
+        '["1005"]': (True, "delete", {
+            "_id": "1005", "first_name": "Edward", "last_name": "Walker",
+            "email": "ed@walker.com",
+            "_document": '{"_id":{"$numberLong":"1005"},"first_name":"Edward",'
+            '"last_name":"Walker","email":"ed@walker.com"}',
+        }),
+        '["2000"]': (False, "snapshot", {
+            "_id": "2000", "first_name": "Snap", "visits": '{"$numberLong":"7"}',
+            "_document": '{"_id":{"$numberLong":"2000"},"first_name":"Snap",'
+            '"visits":{"$numberLong":"7"}}',
+        }),
+        # address.city set: address is unset (stale), as are nickname (removed), tags
+        # (truncated) and the whole document; the decimal keeps its spelling.
+        '["5f9b2c3e8a1d4e0012345678"]': (False, "update", {
+            "_id": "5f9b2c3e8a1d4e0012345678", "name": "Lisbon store",
+            "address.city": "Paris", "price": '{"$numberDecimal":"2.50"}',
+        }),
+    }  # fmt: skip
+    keys = {row["primary_key_columns"] for row in query(
+        cursor,
+        """select distinct to_json(primary_key_columns) as primary_key_columns
+        from cdc_lake_intermediate.int_cdc__change_log
+        where table_key like 'mongo_%.customers'""",
+    )}  # fmt: skip
+    assert keys == {'["_id"]'}
+
+
+def test_debezium_mongodb_connector_1x(pipeline_build: Any, cursor: Any) -> None:
+    """Fixture 08 (no Kafka key): `patch` as an update document (`$set`, `$unset`) and as a
+    whole replacement document, `filter` naming the `_id` of updates and deletes."""
+    assert state(cursor, "mongo_legacy.customers") == {
+        '["1005"]': (False, "update", {
+            "_id": "1005", "first_name": "Robert", "city": "Oslo",
+            "_document": '{"_id":{"$numberLong":"1005"},"first_name":"Robert","city":"Oslo"}',
+        }),
+        '["1006"]': (True, "delete", {
+            "_id": "1006", "first_name": "Gone",
+            "_document": '{"_id":{"$numberLong":"1006"},"first_name":"Gone"}',
+        }),
+    }  # fmt: skip
+    assert [(row["op"], row["is_partial"], row["after_row"], row["unset"]) for row in changes(
+        cursor, "mongo_legacy.customers"
+    ) if row["primary_key"] == ["1005"]][1] == (
+        "update", True, {"first_name": "Bobby"}, ["_document", "email"]
+    )  # fmt: skip
 
 
 # ---------------------------------------------------------------- public Debezium samples

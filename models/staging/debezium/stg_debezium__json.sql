@@ -1,8 +1,8 @@
 {{ config(enabled=is_format_enabled('debezium_json')) }}
 
 {%- set envelope_fields = [
-    'op', 'ts_ms', 'before', 'after', 'source', 'transaction', 'status', 'id', 'ddl',
-    'databaseName', 'tableChanges',
+    'op', 'ts_ms', 'before', 'after', 'patch', 'filter', 'updateDescription', 'source',
+    'transaction', 'status', 'id', 'ddl', 'databaseName', 'tableChanges',
 ] -%}
 
 {%- set message_source_name = (
@@ -43,7 +43,7 @@ parsed as (
         sha2(value, 256) as message_hash,
         from_json(
             value,
-            '{{ debezium_message_schema() | replace("\n", " ") }}',
+            '{{ debezium_message_schema("variant") | replace("\n", " ") }}',
             map('columnNameOfCorruptRecord', '_corrupt_record')
         ) as message,
         from_json(kafka_key, 'map<string, variant>') as key_object
@@ -62,7 +62,7 @@ unwrapped as (
             parsed.message.payload,
             struct(
                 {%- for field in envelope_fields %}
-                    parsed.message.{{ field }} as {{ field }}{{ "," if not loop.last }}
+                    parsed.message.`{{ field }}` as `{{ field }}`{{ "," if not loop.last }}
                 {%- endfor %}
             )
         ) as envelope,
@@ -79,6 +79,12 @@ unwrapped as (
            (`<prefix>.<schema>.<table>`), used in that order. #}
         coalesce(
             nullif(coalesce(parsed.message.payload.source.table, parsed.message.source.table), ''),
+            nullif(
+                coalesce(
+                    parsed.message.payload.source.collection, parsed.message.source.collection
+                ),
+                ''
+            ),
             nullif(regexp_extract(parsed.message.schema.name, '([^.]+)[.]Envelope$', 1), ''),
             nullif(regexp_extract(parsed.kafka_topic, '[^.][.]([^.]+)$', 1), '')
         ) as source_table,
@@ -104,24 +110,37 @@ classified as (
             'unwrapped.envelope.source.schema',
             'unwrapped.source_table',
         ) }} as table_key,
-        {{ debezium_row_image('unwrapped.envelope.before') }} as before_row,
-        {{ debezium_row_image('unwrapped.envelope.after') }} as after_row,
+        {# A relational connector's row object (the MongoDB connector's strings: below). #}
+        {{ debezium_row_image(
+            "try_variant_get(unwrapped.envelope.before, '$', 'map<string, variant>')"
+        ) }} as before_row,
+        {{ debezium_row_image(
+            "try_variant_get(unwrapped.envelope.after, '$', 'map<string, variant>')"
+        ) }} as after_row,
         case
             when size(unwrapped.key_fields) > 0
                 then {{ debezium_row_image('unwrapped.key_fields') }}
         end as kafka_key_row,
         {{ debezium_column_types('unwrapped.message.schema.fields') }} as column_types,
         {# Where the connector says where in the source log the change is: PostgreSQL lsn,
-           Oracle scn, MySQL binlog file number and position (and row within the event). #}
+           Oracle scn, MySQL binlog file number and position (and row within the event),
+           MongoDB's cluster time (its second as ts_ms, and the change's ordinal in it). #}
         coalesce(
             try_cast(unwrapped.envelope.source.lsn as decimal(38, 0)),
             try_cast(unwrapped.envelope.source.scn as decimal(38, 0)),
             try_cast(
                 regexp_extract(unwrapped.envelope.source.file, '([0-9]+)$', 1) as decimal(38, 0)
-            )
+            ),
+            case
+                when unwrapped.envelope.source.ord is not null
+                    then try_cast(unwrapped.envelope.source.ts_ms as decimal(38, 0))
+            end
         ) as log_position,
         try_cast(unwrapped.envelope.source.pos as decimal(38, 0)) as log_offset,
-        try_cast(unwrapped.envelope.source.row as decimal(38, 0)) as log_row,
+        coalesce(
+            try_cast(unwrapped.envelope.source.row as decimal(38, 0)),
+            try_cast(unwrapped.envelope.source.ord as decimal(38, 0))
+        ) as log_row,
         case
             when unwrapped.envelope.source.lsn is not null then unwrapped.envelope.source.lsn
             when unwrapped.envelope.source.scn is not null then unwrapped.envelope.source.scn
@@ -148,8 +167,8 @@ classified as (
         coalesce(
             unwrapped.envelope.ts_ms is not null
             and unwrapped.envelope.source is null
-            and unwrapped.envelope.before is null
-            and unwrapped.envelope.after is null,
+            and (unwrapped.envelope.before is null or is_variant_null(unwrapped.envelope.before))
+            and (unwrapped.envelope.after is null or is_variant_null(unwrapped.envelope.after)),
             false
         ) as is_heartbeat_message,
         unwrapped.message._corrupt_record as corrupt_record
@@ -159,6 +178,8 @@ classified as (
         on unwrapped.envelope.op = op_codes.source_op
 
 ),
+
+{{ debezium_mongo_images('classified') }},
 
 typed as (
 
@@ -190,7 +211,7 @@ typed as (
             else listed_op
         end as change_op
 
-    from classified
+    from images
 
 ),
 
@@ -257,6 +278,7 @@ validated as (
                 then {{ invalid_json_reason() }}
             when corrupt_record is not null
                 then 'JSON not shaped like a Debezium message (a field has the wrong type)'
+            when mongo_rejection_reason is not null then mongo_rejection_reason
             when message_kind is null
                 then
                     'no op: not a Debezium change event, schema change, transaction marker'
@@ -327,7 +349,7 @@ renamed as (
     'renamed',
     'debezium_json',
     absent=[
-        'is_partial', 'unset_columns', 'ddl_meta', 'ddl_summary', 'ddl_meta_error', 'row_index',
+        'ddl_meta', 'ddl_summary', 'ddl_meta_error', 'row_index',
     ],
 ) }}
 
