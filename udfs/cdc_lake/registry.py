@@ -27,6 +27,7 @@ from pyspark.sql.functions import pandas_udf, udf
 from cdc_lake.byte_codecs import decode_byte_list
 from cdc_lake.dts_avro import dts_avro_json
 from cdc_lake.java_serialization import ddl_meta_summary, java_object_json
+from cdc_lake.json_numbers import json_numbers_as_text
 from cdc_lake.mongo_json import mongo_id_text, mongo_shell_to_json
 
 Decode = Callable[[Any], tuple[Any, str | None]]
@@ -70,6 +71,15 @@ DECODERS: list[Decoder] = [
         returns="string",
         description="The document's top-level `_id` as plain text (an ObjectId as its hex).",
         decode=mongo_id_text,
+    ),
+    Decoder(
+        name="json_numbers_as_text",
+        takes="string: a JSON message whose numbers Spark's JSON reader would respell",
+        returns="string",
+        description="The same JSON with every number that has an exponent, a fraction ending "
+        "in 0 or more digits than a double keeps as a string of its exact text (`1.50` -> "
+        '`"1.50"`), so that `from_json` keeps it as sent.',
+        decode=json_numbers_as_text,
     ),
     Decoder(
         name="dts_avro_json",

@@ -2,9 +2,9 @@
 
 `canal_json`: the bundled sample (the first messages of Flink's canal-data.txt), the fixtures
 (value types, a key change, a table without a key, out-of-order delivery, a truncate, a
-duplicate, bad messages, Flink CDC's canal-json writer) and the public Canal samples of
-udfs/tests/public_samples/ (Flink, Flink with INIT rows, SeaTunnel, every Paimon Canal file),
-loaded before the one build.
+duplicate, bad messages, Flink CDC's canal-json writer, numbers as sent) and the public
+Canal samples of udfs/tests/public_samples/ (Flink, Flink with INIT rows, SeaTunnel, every
+Paimon Canal file), loaded before the one build.
 `dts_canal_json`: every example of the DTS document's Canal part (seeds/samples/) and a
 current-layout fixture; the legacy layout is covered by the dbt unit tests of
 `_aliyun_dts__canal_json_unit_tests.yml`, which run inside the same build.
@@ -568,6 +568,24 @@ def test_flink_cdc_canal_json_writer_output(pipeline_build: Any, cursor: Any) ->
         (["1"], False, "update", {"id": "1", "name": "b", "qty": "4"}),
         (["2"], True, "delete", {"id": "2", "name": "z", "qty": "9"}),
     ]
+
+
+def test_json_numbers_keep_their_spelling(pipeline_build: Any, cursor: Any) -> None:
+    """Fixture numbers_as_sent.jsonl: values a writer sends as JSON numbers keep the text it
+    wrote (Spark's reader alone would give `1.5`, `1000.0` and a rounded fraction)."""
+    rows = current_state(cursor, "table_key = 'canal_numbers.prices'")
+    assert [(r["last_op"], r["row_data"]) for r in rows] == [
+        ("update", {
+            "id": "1", "price": "2.50", "ratio": "1E+3", "big": "12345678901234567890",
+            "fine": "0.1234567890123456789", "plain": "3.25", "text": "1.50",
+        }),
+    ]  # fmt: skip
+    [update] = query(
+        cursor,
+        """select to_json(before_row) as before_row from cdc_lake_intermediate.int_cdc__change_log
+        where table_key = 'canal_numbers.prices' and op = 'update'""",
+    )
+    assert json.loads(update["before_row"])["price"] == "1.50"
 
 
 def test_key_columns_declared_per_table_when_pknames_is_empty_or_absent(

@@ -389,6 +389,17 @@ def test_a_logical_decoding_message_is_counted_and_kept_not_rejected(
     ]
 
 
+def test_debezium_numbers_keep_their_spelling(pipeline_build: Any, cursor: Any) -> None:
+    """Fixture 09: a MySQL row with decimals sent as JSON numbers (decimal.handling.mode
+    double writes them so): the row holds the digits as sent."""
+    assert list(state(cursor, "numbers.prices").values()) == [
+        (False, "insert", {
+            "id": "1", "price": "1.50", "ratio": "1E+3", "fine": "0.1234567890123456789",
+            "plain": "3.25",
+        }),
+    ]  # fmt: skip
+
+
 def test_debezium_mongodb_connector_2x(pipeline_build: Any, cursor: Any) -> None:
     """Fixture 07 (kcat, Kafka keys `{"id": <the _id as Extended JSON>}`): documents as
     Extended JSON strings, an update as `updateDescription` alone (capture mode

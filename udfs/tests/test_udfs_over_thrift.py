@@ -118,6 +118,27 @@ def test_mongo_shell_to_json_and_id(cursor: Any) -> None:
     assert bad["v"] is None and bad["e"]
 
 
+def test_json_numbers_as_text_keeps_what_from_json_would_respell(cursor: Any) -> None:
+    check(
+        cursor,
+        "json_numbers_as_text",
+        [
+            (
+                sql_text('{"p": 1.50, "n": 2, "s": "1.50"}'),
+                '{"p": "1.50", "n": 2, "s": "1.50"}',
+                None,
+            ),
+            ("cast(null as string)", None, None),
+        ],
+    )
+    [row] = query(
+        cursor,
+        """select from_json(json_numbers_as_text('{"p": 1.50, "e": 1E+3}'),
+            'map<string, string>') as m""",
+    )
+    assert json.loads(row["m"]) == {"p": "1.50", "e": "1E+3"}
+
+
 def dts_record(operation: str) -> bytes:
     record = {
         "version": 1, "id": 5, "sourceTimestamp": 1700000000, "sourcePosition": "4@mysql-bin.1",

@@ -1,0 +1,16 @@
+{# SQL: the JSON message to parse, with every number Spark's reader would respell (`1.50`,
+   `1E+3`, more digits than a double keeps) as a string of its exact text. A regular
+   expression picks the messages that may hold one (a superset: a match inside a string
+   costs a UDF call and changes nothing); the others go to from_json as they are. #}
+{% macro json_numbers_as_sent(json_text) -%}
+    {%- set may_be_respelled = (
+        '[0-9]([.][0-9]*0|[eE][-+]?[0-9]+|(?=[0-9.]{16})[0-9]*[.][0-9]+)'
+        ~ '[^0-9A-Za-z.+-]'
+    ) -%}
+    coalesce(
+        json_numbers_as_text(
+            case when {{ json_text }} rlike '{{ may_be_respelled }}' then {{ json_text }} end
+        ),
+        {{ json_text }}
+    )
+{%- endmacro %}
