@@ -29,6 +29,7 @@ FIXTURES = PROJECT_ROOT / "udfs/tests/fixtures/maxwell_json"
 
 
 def require_public_samples() -> None:
+    """Fail, not skip: a missing public set would otherwise pass these tests unseen."""
     if not PUBLIC.is_dir():
         pytest.fail(f"the public Maxwell samples are missing: {PUBLIC} must exist for these tests")
 
@@ -43,6 +44,7 @@ def decode(rows: list[dict[str, Any]], *columns: str) -> list[dict[str, Any]]:
 
 
 def current_state(cursor: Any, table_filter: str) -> list[dict[str, Any]]:
+    """This format's current-state rows: the state the expectations are written for."""
     rows = query(
         cursor,
         f"""
@@ -64,6 +66,7 @@ def live_rows(cursor: Any, table_key: str) -> list[dict[str, Any]]:
 
 
 def change_log(cursor: Any, table_key: str) -> list[dict[str, Any]]:
+    """One table's changes in ordering_key order: the order every later model applies."""
     rows = query(
         cursor,
         f"""
@@ -107,6 +110,7 @@ PRODUCT_COLUMNS = ("id", "name", "description", "weight")
 
 
 def product(*values: str | None, **extra: str | None) -> dict[str, str | None]:
+    """A products row as the row maps hold it (text), with any columns a set added."""
     return {**dict(zip(PRODUCT_COLUMNS, values, strict=True)), **extra}
 
 
@@ -150,6 +154,7 @@ FINAL_STATE = [
 
 
 def flink_row(image: dict[str, str | None]) -> str:
+    """A row in the notation of the upstream tests' asserted changelogs."""
     return ",".join("null" if image[c] is None else image[c] for c in PRODUCT_COLUMNS)
 
 

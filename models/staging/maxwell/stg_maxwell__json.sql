@@ -49,15 +49,17 @@ classified as (
         {# Maxwell reads the MySQL (or MariaDB) binlog. #}
         'mysql' as db_type,
         parsed.message.database as database_name,
-        parsed.message.table as table_name,
+        parsed.message.table as table_name,  -- noqa: RF04
         {{ table_key('parsed.message.database', 'cast(null as string)', 'parsed.message.table') }}
             as table_key,
         {# Row values as text: strings unquoted, numbers with their digits, JSON columns and
            sets (JSON arrays) as JSON text. #}
-        transform_values(parsed.message.data, (column_name, column_value) -> cast(column_value as string))
-            as data_image,
-        transform_values(parsed.message.old, (column_name, column_value) -> cast(column_value as string))
-            as old_values,
+        transform_values(
+            parsed.message.data, (column_name, column_value) -> cast(column_value as string)
+        ) as data_image,
+        transform_values(
+            parsed.message.old, (column_name, column_value) -> cast(column_value as string)
+        ) as old_values,
         filter(parsed.message.primary_key_columns, key_column -> key_column is not null)
             as sent_key_columns,
         {# `ts` is seconds for rows; the DDL messages of some versions write milliseconds
@@ -74,7 +76,9 @@ classified as (
            last dot (`master.000006`). Both parts non-negative integers or NULL. #}
         case
             when parsed.message.position rlike '^.*\\.[0-9]{1,18}:[0-9]{1,18}$'
-                then cast(regexp_extract(parsed.message.position, '\\.([0-9]+):[0-9]+$', 1) as bigint)
+                then cast(
+                    regexp_extract(parsed.message.position, '\\.([0-9]+):[0-9]+$', 1) as bigint
+                )
         end as binlog_file_number,
         case
             when parsed.message.position rlike '^.*\\.[0-9]{1,18}:[0-9]{1,18}$'
@@ -104,7 +108,8 @@ checked as (
         *,
         case
             when raw_value_text is null then 'NULL message value (a Kafka tombstone)'
-            when try_parse_json(message._corrupt_record) is null
+            when
+                try_parse_json(message._corrupt_record) is null
                 and message._corrupt_record is not null
                 then {{ invalid_json_reason() }}
             when message._corrupt_record is not null
@@ -174,11 +179,13 @@ validated as (
             message_rejection_reason,
             case
                 when change_op is null then null
-                when not exists(
-                    transform(primary_key_columns, key_column -> key_image[key_column]),
-                    key_value -> key_value is not null
-                )
-                    then 'no value for primary key column(s) '
+                when
+                    not exists(
+                        transform(primary_key_columns, key_column -> key_image[key_column]),
+                        key_value -> key_value is not null
+                    )
+                    then
+                        'no value for primary key column(s) '
                         || array_join(primary_key_columns, ', ') || ' in the row image'
             end
         ) as rejection_reason
