@@ -259,7 +259,11 @@ def test_key_columns_from_the_var(pipeline_build: Any, cursor: Any, tmp_path: Pa
     declared = {"maxwell_json_primary_keys": {"test.product": ["id"]}}
     rows = keyed_changes(cursor, "stg_maxwell__json", "test.product", declared, tmp_path)
     assert {row["primary_key_columns"] for row in rows} == {'["id"]'}
-    assert [json.loads(row["primary_key"]) for row in rows][:3] == [["101"], ["102"], ["103"]]
+    # The compiled model is every staged row: the bundled sample's copies of the file's first
+    # nine messages are there twice (later models keep first deliveries only).
+    keys = [json.loads(row["primary_key"]) for row in rows]
+    assert all(len(key) == 1 for key in keys)
+    assert sorted({key[0] for key in keys}, key=int) == [str(n) for n in range(101, 112)]
     assert all(row["previous_primary_key"] is None for row in rows)
 
 
