@@ -24,5 +24,6 @@
         {'format': 'dts_avro', 'source': 'aliyun_dts', 'model': 'stg_aliyun_dts__avro'},
         {'format': 'lindorm_json', 'source': 'lindorm', 'model': 'stg_lindorm__json'},
         {'format': 'debezium_json', 'source': 'debezium', 'model': 'stg_debezium__json'},
+        {'format': 'maxwell_json', 'source': 'maxwell', 'model': 'stg_maxwell__json'},
     ]) }}
 {%- endmacro %}

@@ -30,6 +30,7 @@ FORMATS: dict[str, str] = {
     "dts_canal_json": "string",
     "dts_shareplex_json": "string",
     "canal_json": "string",
+    "maxwell_json": "string",
 }
 
 LANDING_COLUMNS: tuple[tuple[str, str], ...] = (

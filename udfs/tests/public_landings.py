@@ -2,11 +2,11 @@
 
 The shared build lands the same files whichever test modules are collected, so a module run
 alone sees the tables the whole suite sees. Files are landed as Kafka would deliver them:
-license comment lines left out (Paimon's tests skip them too), each Canal scenario's files
-concatenated in topic order, and every Canal set except Flink's canal-data.txt with its
-`database` prefixed by a tag, because the sets reuse the same tables with contradicting
-contents. Of the Paimon Debezium files only scenarios whose tables no other loaded file uses
-are taken; every other byte is as published.
+license comment lines left out (Paimon's tests skip them too), each scenario's files
+concatenated in topic order, and every Canal and Maxwell set except Flink's canal-data.txt
+and maxwell-data.txt with its `database` prefixed by a tag, because the sets reuse the same
+tables with contradicting contents. Of the Paimon Debezium files only scenarios whose tables
+no other loaded file uses are taken; every other byte is as published.
 """
 
 from __future__ import annotations
@@ -31,6 +31,22 @@ PUBLIC_DEBEZIUM_FILES = [
     "apache-paimon/kafka/debezium/table/schema/alltype/debezium-data-1.txt",
     "apache-paimon/kafka/debezium/database/include/topic0/debezium-data-1.txt",
 ]
+FLINK_MAXWELL_DATA = "apache-flink-connector-kafka/maxwell-data.txt"
+PAIMON_MAXWELL = "apache-paimon/kafka/maxwell"
+# Maxwell sets with an expectation in EXPECTED.md (asserted or derived), tag -> files in topic
+# order. Paimon's table/schemaevolution/maxwell-data-4.txt feeds another of its tests (no
+# expected state is written down for it), so it is not replayed after the first three.
+MAXWELL_SETS = {
+    "seatunnel": ["apache-seatunnel/maxwell-data-filter-table.txt"],
+    "paimon_table_schemaevolution": [
+        f"{PAIMON_MAXWELL}/table/schemaevolution/maxwell-data-{number}.txt" for number in (1, 2, 3)
+    ],
+    "paimon_database_schemaevolution": [
+        f"{PAIMON_MAXWELL}/database/schemaevolution/topic{topic}/maxwell-data-{number}.txt"
+        for topic in (0, 1)
+        for number in (1, 2)
+    ],
+}
 COMMENT_LINE = re.compile(r"^\s*(/\*|\*)")
 DATABASE_FIELD = re.compile(r'("database"\s*:\s*")')
 
@@ -77,3 +93,11 @@ def land_public_samples(cursor: Any, workdir: Path) -> None:
         target = workdir / f"{number:02d}_{relative.replace('/', '__')}"
         target.write_text("\n".join(message_lines(PUBLIC / relative)) + "\n", encoding="utf-8")
         load_files(cursor, "debezium_json", [target])
+    load_files(cursor, "maxwell_json", [PUBLIC / FLINK_MAXWELL_DATA])
+    for tag, relatives in MAXWELL_SETS.items():
+        target = workdir / f"maxwell_{tag}.jsonl"
+        lines = [
+            tagged(line, tag) for relative in relatives for line in message_lines(PUBLIC / relative)
+        ]
+        target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        load_files(cursor, "maxwell_json", [target])
