@@ -116,17 +116,16 @@ def product(*values: str | None, **extra: str | None) -> dict[str, str | None]:
 
 # EXPECTED.md section 3: the 26-row changelog of section 1 (Flink's canal-data.txt), asserted
 # by SeaTunnel's MaxWellJsonSerDeSchemaTest. Maxwell sends numbers as JSON numbers and the
-# row maps keep a number's digits as a variant reads them: the `1.0` of 106 is `1` (as for
-# Debezium's JSON numbers); every other weight has the digits of the file.
+# row maps keep them as written (macro json_numbers_as_sent): the `1.0` of 106 stays `1.0`.
 # fmt: off
 MAXWELL_CHANGELOG = [
     "+I(101,scooter,Small 2-wheel scooter,3.14)", "+I(102,car battery,12V car battery,8.1)",
     "+I(103,12-pack drill bits,12-pack of drill bits with sizes ranging from #40 to #3,0.8)",
     "+I(104,hammer,12oz carpenter's hammer,0.75)", "+I(105,hammer,14oz carpenter's hammer,0.875)",
-    "+I(106,hammer,16oz carpenter's hammer,1)", "+I(107,rocks,box of assorted rocks,5.3)",
+    "+I(106,hammer,16oz carpenter's hammer,1.0)", "+I(107,rocks,box of assorted rocks,5.3)",
     "+I(108,jacket,water resistent black wind breaker,0.1)",
     "+I(109,spare tire,24 inch spare tire,22.2)",
-    "-U(106,hammer,16oz carpenter's hammer,1)", "+U(106,hammer,18oz carpenter hammer,1)",
+    "-U(106,hammer,16oz carpenter's hammer,1.0)", "+U(106,hammer,18oz carpenter hammer,1.0)",
     "-U(107,rocks,box of assorted rocks,5.3)", "+U(107,rocks,box of assorted rocks,5.1)",
     "+I(110,jacket,water resistent white wind breaker,0.2)",
     "+I(111,scooter,Big 2-wheel scooter ,5.18)",
@@ -144,7 +143,7 @@ FINAL_STATE = [
     product("101", "scooter", "Small 2-wheel scooter", "5.17"),
     product("104", "hammer", "12oz carpenter's hammer", "0.75"),
     product("105", "hammer", "14oz carpenter's hammer", "0.875"),
-    product("106", "hammer", "18oz carpenter hammer", "1"),
+    product("106", "hammer", "18oz carpenter hammer", "1.0"),
     product("107", "rocks", "box of assorted rocks", "5.1"),
     product("108", "jacket", "water resistent black wind breaker", "0.1"),
     product("109", "spare tire", "24 inch spare tire", "22.2"),

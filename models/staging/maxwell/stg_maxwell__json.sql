@@ -30,7 +30,7 @@ parsed as (
         value as raw_value_text,
         sha2(value, 256) as message_hash,
         from_json(
-            value,
+            {{ json_numbers_as_sent('value') }},
             '{{ maxwell_message_schema() | replace("\n", " ") }}',
             map('columnNameOfCorruptRecord', '_corrupt_record')
         ) as message
