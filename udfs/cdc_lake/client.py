@@ -38,7 +38,9 @@ class Credentials:
     def from_environment(
         cls, user: str = DEFAULT_USER, tls: bool = False, tls_ca: Path | None = None
     ) -> Credentials:
-        return cls(user=user, password=os.environ.get(PASSWORD_ENV), tls=tls, tls_ca=tls_ca)
+        # An empty variable is no password: PLAIN refuses an empty one even where none is checked.
+        password = os.environ.get(PASSWORD_ENV) or None
+        return cls(user=user, password=password, tls=tls, tls_ca=tls_ca)
 
 
 @contextmanager
@@ -116,8 +118,9 @@ def _connect_failure(host: str, port: int, error: Exception) -> str:
         )
     detail = " ".join(str(error).split())[:300] or type(error).__name__
     return (
-        f"the server at {host}:{port} refused the session ({detail}); check --user and "
-        f"{PASSWORD_ENV} against its authentication, and --tls/--tls-ca against its TLS"
+        f"the server at {host}:{port} accepted the connection but no session opened ({detail}); "
+        f"check --user and {PASSWORD_ENV} against its authentication, and --tls/--tls-ca "
+        "against its TLS"
     )
 
 

@@ -220,7 +220,7 @@ def test_a_wrong_or_missing_password_is_refused(
     secured_server: server.ServerConfig, certificate: Certificate, password: str | None
 ) -> None:
     with (
-        pytest.raises(ClientError, match=r"refused the session .*Error validating the login"),
+        pytest.raises(ClientError, match=r"no session opened .*Error validating the login"),
         connect("127.0.0.1", secured_server.port, credentials(certificate, password)),
     ):
         pass
@@ -244,7 +244,7 @@ def test_without_tls_no_session_opens(
 ) -> None:
     plain = credentials(certificate, directory.password, tls=False)
     with (
-        pytest.raises(ClientError, match="refused the session"),
+        pytest.raises(ClientError, match="no session opened"),
         connect("127.0.0.1", secured_server.port, plain),
     ):
         pass
@@ -349,6 +349,15 @@ def test_dbt_with_a_wrong_password_is_refused(
     shown = dbt("show", "--inline", "select 1 as one", env=env)
     assert shown.returncode != 0
     assert "Error validating the login" in shown.stdout
+
+
+def test_the_spark_ui_is_off(
+    secured_server: server.ServerConfig, directory: Directory, certificate: Certificate
+) -> None:
+    """It would listen on every interface, without a login, whatever --host says."""
+    logged_in = credentials(certificate, directory.password)
+    with connect("127.0.0.1", secured_server.port, logged_in) as cursor:
+        assert run(cursor, "set spark.ui.enabled") == [("spark.ui.enabled", "false")]
 
 
 def test_an_authenticated_user_is_fully_trusted(

@@ -234,5 +234,7 @@ def test_client_credentials_from_options_and_the_environment(
     assert cli.credentials(args) == Credentials(
         user="analyst", password="from-env", tls=True, tls_ca=Path("/ca.pem")
     )
+    monkeypatch.setenv("CDC_LAKE_PASSWORD", "")  # empty: none (PLAIN refuses an empty one)
+    assert cli.credentials(args).password is None
     monkeypatch.delenv("CDC_LAKE_PASSWORD")
     assert cli.credentials(args).password is None
