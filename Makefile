@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 DBT := $(BIN)/dbt
 DBT_FLAGS := --profiles-dir profiles
 
-.PHONY: run test setup lint format serve stop load-samples build docs benchmark clean
+.PHONY: run test test-deps setup lint format serve stop load-samples build docs benchmark clean
 
 ## run: set up, start the embedded server, load the bundled samples, dbt build, print the current state
 run: setup serve load-samples
@@ -17,8 +17,21 @@ run: setup serve load-samples
 	@echo "The server keeps running for dbt by hand (make stop to end it)."
 
 ## test: set up, lint SQL and Python, run every test (unit and against a real Spark Thrift server)
-test: setup lint
+test: setup lint test-deps
 	$(BIN)/pytest
+
+## test-deps: what the tests need besides Python and Java: OpenLDAP's slapd (test_auth.py runs
+## one). As root on Debian it is installed, its binaries only: no directory is configured or
+## started (slapd/no_configuration). Otherwise this says what to install; the test then fails.
+test-deps:
+	@if command -v slapd >/dev/null || [ -x /usr/sbin/slapd ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "slapd slapd/no_configuration boolean true" | debconf-set-selections && \
+	  { DEBIAN_FRONTEND=noninteractive apt-get install -y -q slapd || \
+	    { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q slapd; }; }; \
+	else \
+	  echo "test_auth.py needs OpenLDAP's slapd: as root, apt-get install slapd"; \
+	fi
 
 ## setup: the virtual environment with the pinned dependencies (needs python3 and Java 17)
 setup: $(VENV)/.installed

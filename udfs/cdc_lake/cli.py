@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from pathlib import Path
 
-from cdc_lake import server
-from cdc_lake.client import DEFAULT_HOST, DEFAULT_PORT, ClientError, connect, run
+from cdc_lake import auth, server
+from cdc_lake.client import (
+    DEFAULT_HOST,
+    DEFAULT_PORT,
+    DEFAULT_USER,
+    PASSWORD_ENV,
+    ClientError,
+    Credentials,
+    connect,
+    run,
+)
 from cdc_lake.formats import FORMATS
 
 
@@ -40,7 +50,28 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--host", default=DEFAULT_HOST, help="Thrift host (env CDC_LAKE_HOST)")
         sub.add_argument("--port", type=int, default=DEFAULT_PORT, help="(env CDC_LAKE_PORT)")
 
-    serve = commands.add_parser("serve", help="start the Spark Thrift server with the UDFs")
+    def with_credentials(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument("--user", default=DEFAULT_USER, help="(env CDC_LAKE_USER)")
+        sub.add_argument(
+            "--tls", action="store_true", help="TLS, verifying the server's certificate"
+        )
+        sub.add_argument(
+            "--tls-ca",
+            type=Path,
+            default=os.environ.get("CDC_LAKE_TLS_CA"),
+            metavar="PEM",
+            help="trust this certificate (or CA) instead of the system's (env CDC_LAKE_TLS_CA)",
+        )
+        sub.epilog = f"The password, if the server asks for one, is read from {PASSWORD_ENV}."
+
+    serve = commands.add_parser(
+        "serve",
+        help="start the Spark Thrift server with the UDFs",
+        epilog="Listens on loopback only unless authentication is configured (--auth ldap, or "
+        "KERBEROS/CUSTOM through --conf spark.hadoop.hive.server2.authentication=...) or "
+        f"--insecure is given. The keystore's password is read from "
+        f"{auth.KEYSTORE_PASSWORD_ENV}.",
+    )
     with_server_address(serve)
     serve.add_argument("--home", type=Path, default=None, help="data folder (.cdc-lake/)")
     serve.add_argument("--master", default="local[*]", help="Spark master (local[*])")
@@ -53,6 +84,31 @@ def build_parser() -> argparse.ArgumentParser:
         help="Spark setting, repeatable",
     )
     serve.add_argument("--foreground", action="store_true", help="stay attached")
+    serve.add_argument(
+        "--auth",
+        choices=("none", "ldap"),
+        default="none",
+        help="how clients log in: none, or ldap (a user's password checked by a bind)",
+    )
+    serve.add_argument("--ldap-url", help="e.g. ldaps://ldap.example.com (with --auth ldap)")
+    serve.add_argument("--ldap-base-dn", help="users are uid=<user>,<this DN>")
+    serve.add_argument(
+        "--ldap-user-dn-pattern",
+        help="or a user's DN from this pattern, %%s the user, e.g. "
+        "'uid=%%s,ou=people,dc=example,dc=com' (several: colon-separated)",
+    )
+    serve.add_argument(
+        "--tls-keystore",
+        type=Path,
+        help=f"TLS on the Thrift port with this JKS or PKCS12 keystore (its password in "
+        f"{auth.KEYSTORE_PASSWORD_ENV})",
+    )
+    serve.add_argument(
+        "--insecure",
+        action="store_true",
+        help="allow a non-loopback --host WITHOUT authentication: anyone who reaches the port "
+        "can run any SQL and Java code on the server; only on a network you trust",
+    )
 
     for name, text in (("stop", "stop the background server"), ("status", "is it running?")):
         sub = commands.add_parser(name, help=text)
@@ -60,6 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     load = commands.add_parser("load", help="append raw messages to cdc_raw.<format>")
     with_server_address(load)
+    with_credentials(load)
     load.add_argument("--format", required=True, choices=sorted(FORMATS), dest="fmt")
     load.add_argument(
         "--encoding",
@@ -81,6 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sql = commands.add_parser("sql", help="run SQL statements and print the rows")
     with_server_address(sql)
+    with_credentials(sql)
     sql.add_argument("statements", nargs="+", metavar="SQL")
     return parser
 
@@ -95,6 +153,39 @@ def _config(args: argparse.Namespace) -> server.ServerConfig:
     )
 
 
+def serve_config(args: argparse.Namespace) -> server.ServerConfig:
+    """The server's settings from `serve`'s options; a user's --conf wins over --auth/--tls."""
+    security: dict[str, str] = {}
+    ldap_options = (args.ldap_url, args.ldap_base_dn, args.ldap_user_dn_pattern)
+    if args.auth == "ldap":
+        if not args.ldap_url:
+            raise auth.SecurityError("--auth ldap needs --ldap-url (e.g. ldaps://ldap.example.com)")
+        security |= auth.ldap_settings(*ldap_options)
+    elif any(ldap_options):
+        raise auth.SecurityError(
+            "--ldap-url, --ldap-base-dn and --ldap-user-dn-pattern need --auth ldap"
+        )
+    if args.tls_keystore:
+        security |= auth.tls_settings(args.tls_keystore)
+    config = _config(args)
+    return dataclasses.replace(config, conf=security | config.conf, insecure=args.insecure)
+
+
+def credentials(args: argparse.Namespace) -> Credentials:
+    return Credentials.from_environment(args.user, args.tls, args.tls_ca)
+
+
+def cleartext_warning(config: server.ServerConfig) -> str | None:
+    """Passwords sent in clear over a network deserve a word, not a refusal."""
+    conf = server.spark_conf(config)
+    if auth.authenticates(conf) and not auth.uses_tls(conf) and not auth.is_loopback(config.host):
+        return (
+            f"cdc-lake: warning: passwords reach {config.host}:{config.port} in clear text; "
+            "add --tls-keystore (or serve on loopback behind an SSH tunnel)"
+        )
+    return None
+
+
 def print_rows(description: list | None, rows: list[tuple]) -> None:
     """Rows as tab-separated text with a header line."""
     if description:
@@ -107,7 +198,10 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         if args.command == "serve":
-            config = _config(args)
+            config = serve_config(args)
+            warning = cleartext_warning(config)
+            if warning:
+                print(warning, file=sys.stderr)
             if args.foreground:
                 server.run_foreground(config)
             else:
@@ -126,12 +220,12 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "load":
             from cdc_lake.loader import load_files
 
-            with connect(args.host, args.port) as cursor:
+            with connect(args.host, args.port, credentials(args)) as cursor:
                 results = load_files(cursor, args.fmt, args.paths, args.encoding, args.source)
                 for result in results:
                     print(result.describe(args.fmt, args.source))
         elif args.command == "sql":
-            with connect(args.host, args.port) as cursor:
+            with connect(args.host, args.port, credentials(args)) as cursor:
                 for statement in args.statements:
                     rows = run(cursor, statement)
                     print_rows(cursor.description, rows)

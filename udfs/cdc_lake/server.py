@@ -20,6 +20,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cdc_lake import auth
 from cdc_lake.hive_stubs import write_stub_classes
 
 START_TIMEOUT_S = 300.0
@@ -32,13 +33,18 @@ class ServerError(RuntimeError):
 
 @dataclass(frozen=True)
 class ServerConfig:
-    """Where the server keeps its state and how it listens."""
+    """Where the server keeps its state and how it listens.
+
+    Authentication and TLS are Spark settings in `conf` (auth.py builds them); `insecure`
+    allows listening off loopback without authentication (auth.check_exposure).
+    """
 
     home: Path
     host: str = "127.0.0.1"
     port: int = 10000
     master: str = "local[*]"
     conf: dict[str, str] = field(default_factory=dict)
+    insecure: bool = False
 
     @property
     def pid_file(self) -> Path:
@@ -103,6 +109,11 @@ def spark_conf(config: ServerConfig) -> dict[str, str]:
         "spark.hadoop.hive.server2.async.exec.keepalive.time": "86400",
         "spark.driver.memory": "4g",
         "spark.ui.showConsoleProgress": "false",
+        # Spark's web UI has no authentication, can kill jobs and shows every statement's
+        # text, and listens on all interfaces whatever --host says (only SPARK_LOCAL_IP moves
+        # it, which also moves the driver's address executors connect to): off unless asked
+        # for with --conf spark.ui.enabled=true.
+        "spark.ui.enabled": "false",
     }
     if config.master.startswith("local"):
         # Small default for one machine; AQE still coalesces. A cluster keeps Spark's own.
@@ -163,8 +174,17 @@ def read_pid(config: ServerConfig) -> int | None:
     return pid
 
 
+def check_security(config: ServerConfig) -> str:
+    """Refuse an exposed server without authentication (auth.check_exposure) before anything
+    starts; return the keystore's password ('' without TLS)."""
+    conf = spark_conf(config)
+    auth.check_exposure(config.host, conf, config.insecure)
+    return auth.keystore_password(conf)
+
+
 def run_foreground(config: ServerConfig) -> None:
     """Start Spark and the Thrift server in this process and serve until SIGTERM/SIGINT."""
+    keystore_password = check_security(config)
     find_java()
     if port_in_use(config.host, config.port):
         raise ServerError(_port_taken_message(config))
@@ -185,22 +205,32 @@ def run_foreground(config: ServerConfig) -> None:
     )
     from cdc_lake.registry import register_all
 
+    conf = spark_conf(config)
     builder = SparkSession.builder.master(config.master).enableHiveSupport()
-    for key, value in spark_conf(config).items():
+    for key, value in conf.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("WARN")
+    jvm = spark.sparkContext._jvm
+    # Spark's LDAP provider reads a new HiveConf() per login: system properties reach it.
+    for key, value in auth.ldap_system_properties(conf).items():
+        jvm.java.lang.System.setProperty(key, value)
+    if keystore_password:
+        # Set in the running JVM: Spark settings given to the builder are on the command line
+        # of the java process it starts, where `ps` would show them.
+        hadoop_conf = spark.sparkContext._jsc.hadoopConfiguration()
+        hadoop_conf.set("hive.server2.keystore.password", keystore_password)
     names = register_all(spark)
     for statement in bootstrap_statements():
         spark.sql(statement)
     for table in [*map(landing_table, FORMATS), loaded_files_table()]:
         for statement in upgrade_statements(table, spark.table(table).columns):
             spark.sql(statement)
-    thrift = spark.sparkContext._jvm.org.apache.spark.sql.hive.thriftserver.HiveThriftServer2
+    thrift = jvm.org.apache.spark.sql.hive.thriftserver.HiveThriftServer2
     thrift.startWithContext(spark._jsparkSession.sqlContext())
     print(
-        f"cdc-lake server on {config.host}:{config.port} (master {config.master}); "
-        f"UDFs: {', '.join(names)}",
+        f"cdc-lake server on {config.host}:{config.port} (master {config.master}; "
+        f"{describe_security(conf)}); UDFs: {', '.join(names)}",
         flush=True,
     )
 
@@ -218,8 +248,19 @@ def run_foreground(config: ServerConfig) -> None:
     spark.stop()
 
 
+def describe_security(conf: dict[str, str]) -> str:
+    """'authentication X, TLS' or 'no authentication' for the start-up line and status."""
+    mode = conf.get(auth.AUTHENTICATION, "NONE").upper()
+    text = f"authentication {mode}" if auth.authenticates(conf) else "no authentication"
+    return text + (", TLS" if auth.uses_tls(conf) else "")
+
+
 def start_background(config: ServerConfig, timeout_s: float = START_TIMEOUT_S) -> int:
-    """Start the server as a detached process; return its pid once the port accepts."""
+    """Start the server as a detached process; return its pid once the port accepts.
+
+    The child inherits the environment, so a keystore password travels there, not in argv.
+    """
+    check_security(config)
     find_java()
     running = read_pid(config)
     if running is not None:
@@ -233,6 +274,8 @@ def start_background(config: ServerConfig, timeout_s: float = START_TIMEOUT_S) -
     command = [sys.executable, "-m", "cdc_lake.cli", "serve", "--foreground"]
     command += ["--home", str(config.home), "--host", config.host, "--port", str(config.port)]
     command += ["--master", config.master]
+    if config.insecure:
+        command.append("--insecure")
     for key, value in config.conf.items():
         command += ["--conf", f"{key}={value}"]
     with config.log_file.open("ab") as log:
@@ -260,6 +303,7 @@ def start_background(config: ServerConfig, timeout_s: float = START_TIMEOUT_S) -
                         "host": config.host,
                         "port": config.port,
                         "master": config.master,
+                        "security": describe_security(spark_conf(config)),
                         "log": str(config.log_file),
                     }
                 )
@@ -306,6 +350,7 @@ def status(config: ServerConfig) -> str | None:
     health = "accepting connections" if listening else "NOT accepting connections"
     return (
         f"running (pid {pid}) on {where}, {health}; master {state['master']}; "
+        f"{state.get('security', 'security not recorded')}; "
         f"home {config.home}; log {config.log_file}"
     )
 
