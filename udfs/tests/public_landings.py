@@ -6,7 +6,8 @@ license comment lines left out (Paimon's tests skip them too), each scenario's f
 concatenated in topic order, and every Canal and Maxwell set except Flink's canal-data.txt
 and maxwell-data.txt with its `database` prefixed by a tag, because the sets reuse the same
 tables with contradicting contents. Of the Paimon Debezium files only scenarios whose tables
-no other loaded file uses are taken; every other byte is as published.
+no other Debezium file uses are taken (the schema evolution one as its own source); every
+other byte is as published.
 """
 
 from __future__ import annotations
@@ -31,6 +32,11 @@ PUBLIC_DEBEZIUM_FILES = [
     "apache-paimon/kafka/debezium/table/schema/alltype/debezium-data-1.txt",
     "apache-paimon/kafka/debezium/database/include/topic0/debezium-data-1.txt",
 ]
+# Paimon's Debezium schema evolution writes `test.product`, as Flink's maxwell-data.txt and
+# the bundled Maxwell sample do with other rows: loaded as the source `paimon` (table key
+# `paimon/test.product`), its bytes untouched.
+PAIMON_DEBEZIUM_SCHEMA_EVOLUTION = "apache-paimon/kafka/debezium/table/schemaevolution/"
+PAIMON_SOURCE = "paimon"
 FLINK_MAXWELL_DATA = "apache-flink-connector-kafka/maxwell-data.txt"
 PAIMON_MAXWELL = "apache-paimon/kafka/maxwell"
 # Maxwell sets with an expectation in EXPECTED.md (asserted or derived), tag -> files in topic
@@ -92,7 +98,8 @@ def land_public_samples(cursor: Any, workdir: Path) -> None:
     for number, relative in enumerate(PUBLIC_DEBEZIUM_FILES):
         target = workdir / f"{number:02d}_{relative.replace('/', '__')}"
         target.write_text("\n".join(message_lines(PUBLIC / relative)) + "\n", encoding="utf-8")
-        load_files(cursor, "debezium_json", [target])
+        source = PAIMON_SOURCE if relative.startswith(PAIMON_DEBEZIUM_SCHEMA_EVOLUTION) else None
+        load_files(cursor, "debezium_json", [target], source=source)
     load_files(cursor, "maxwell_json", [PUBLIC / FLINK_MAXWELL_DATA])
     for tag, relatives in MAXWELL_SETS.items():
         target = workdir / f"maxwell_{tag}.jsonl"

@@ -304,7 +304,9 @@ def test_debezium_tombstones_markers_ddl_truncate(pipeline_build: Any, cursor: A
     assert tombstones == [
         {"event_kind": "tombstone", "kafka_topic": "pg.public.orders", "kafka_offset": 14},
         {"event_kind": "tombstone", "kafka_topic": "my.crm.customers", "kafka_offset": 24},
-    ]
+        {"event_kind": "tombstone", "kafka_topic": "fulfillment.mongo_inventory.customers",
+         "kafka_offset": 5},
+    ]  # fmt: skip
     markers = query(
         cursor,
         """select marker, transaction_id from cdc_lake_intermediate.int_cdc__transaction_markers
@@ -523,7 +525,7 @@ def test_flink_debezium_postgres_replica_identity_default(
     ]  # fmt: skip
     live = by_id(state(cursor, "postgres.inventory.products"))
     assert {key: row["weight"] for key, row in live.items()} == {
-        "101": "3.14", "102": "8.1", "103": "0.8", "104": "0.75", "105": "0.875", "106": "1",
+        "101": "3.14", "102": "8.1", "103": "0.8", "104": "0.75", "105": "0.875", "106": "1.0",
         "107": "5.3", "108": "0.1", "109": "22.2", "110": "0.2", "111": "5.18",
     }  # fmt: skip
 
@@ -534,7 +536,7 @@ def test_paimon_debezium_schema_evolution_final_state(
     """EXPECTED.md §5 after file 3: 102, 103 (age 18), 104 (age 24), 105 (Beijing), 107.
     The update of 105 has the partial before {"address": "Shanghai"}: the other columns are
     taken as unchanged, so it ends the inserted Shanghai row."""
-    live = by_id(state(cursor, "test.product"))
+    live = by_id(state(cursor, "paimon/test.product"))  # loaded as source `paimon`
     assert live == {
         "102": {"id": "102", "name": "car battery", "description": "12V car battery",
                 "weight": "8.1"},
