@@ -125,25 +125,30 @@ def compiled_inline(sql: str, target_path: Path) -> str:
     return result.result.results[0].node.compiled_code
 
 
-def keyed_changes(
-    cursor: Any, model: str, table_key: str, project_vars: dict[str, Any], target_path: Path
-) -> list[dict[str, Any]]:
-    """The key of each change of one table as a staging model stages it with `project_vars`:
-    op, primary_key_columns (JSON), primary_key, previous_primary_key, in order. Compiled as
-    a full refresh (so it reads every landed message) into a folder of the caller's own (so
-    the session's dbt artifacts stay as built), and queried without writing anything."""
+def staged_with_vars(model: str, project_vars: dict[str, Any], target_path: Path) -> str:
+    """The SQL of a staging model as it stages every landed message with `project_vars`:
+    compiled as a full refresh into a folder of the caller's own (so the session's dbt
+    artifacts stay as built), to be queried without writing anything."""
     result = run_dbt(
         *("compile", "--full-refresh", "--select", model),
         *("--vars", json.dumps(project_vars), "--target-path", str(target_path)),
     )
     assert result.success, result.exception
     [compiled] = target_path.glob(f"compiled/**/{model}.sql")
+    return compiled.read_text()
+
+
+def keyed_changes(
+    cursor: Any, model: str, table_key: str, project_vars: dict[str, Any], target_path: Path
+) -> list[dict[str, Any]]:
+    """The key of each change of one table as a staging model stages it with `project_vars`:
+    op, primary_key_columns (JSON), primary_key, previous_primary_key, in order."""
     return query(
         cursor,
         f"""
         select op, to_json(primary_key_columns) as primary_key_columns, primary_key,
             previous_primary_key
-        from ({compiled.read_text()}) as staged
+        from ({staged_with_vars(model, project_vars, target_path)}) as staged
         where table_key = '{table_key}' and event_kind = 'change'
         order by ordering_key""",
     )

@@ -108,3 +108,68 @@ def land_public_samples(cursor: Any, workdir: Path) -> None:
         ]
         target.write_text("\n".join(lines) + "\n", encoding="utf-8")
         load_files(cursor, "maxwell_json", [target])
+
+
+PRODUCT_COLUMNS = ("id", "name", "description", "weight")
+
+
+def product(*values: str | None, **extra: str | None) -> dict[str, str | None]:
+    """A products row as the row maps hold it (text), with any columns a set added."""
+    return {**dict(zip(PRODUCT_COLUMNS, values, strict=True)), **extra}
+
+
+# The `products` stream of Flink's canal-data.txt and maxwell-data.txt (and SeaTunnel's copies):
+# the 26-row changelog Flink's CanalJsonSerDeSchemaTest and SeaTunnel's MaxWellJsonSerDeSchemaTest
+# assert (EXPECTED.md sections 1 and 3), values as the files write them.
+# fmt: off
+FLINK_PRODUCTS_CHANGELOG = [
+    "+I(101,scooter,Small 2-wheel scooter,3.14)", "+I(102,car battery,12V car battery,8.1)",
+    "+I(103,12-pack drill bits,12-pack of drill bits with sizes ranging from #40 to #3,0.8)",
+    "+I(104,hammer,12oz carpenter's hammer,0.75)", "+I(105,hammer,14oz carpenter's hammer,0.875)",
+    "+I(106,hammer,16oz carpenter's hammer,1.0)", "+I(107,rocks,box of assorted rocks,5.3)",
+    "+I(108,jacket,water resistent black wind breaker,0.1)",
+    "+I(109,spare tire,24 inch spare tire,22.2)",
+    "-U(106,hammer,16oz carpenter's hammer,1.0)", "+U(106,hammer,18oz carpenter hammer,1.0)",
+    "-U(107,rocks,box of assorted rocks,5.3)", "+U(107,rocks,box of assorted rocks,5.1)",
+    "+I(110,jacket,water resistent white wind breaker,0.2)",
+    "+I(111,scooter,Big 2-wheel scooter ,5.18)",
+    "-U(110,jacket,water resistent white wind breaker,0.2)",
+    "+U(110,jacket,new water resistent white wind breaker,0.5)",
+    "-U(111,scooter,Big 2-wheel scooter ,5.18)", "+U(111,scooter,Big 2-wheel scooter ,5.17)",
+    "-D(111,scooter,Big 2-wheel scooter ,5.17)",
+    "-U(101,scooter,Small 2-wheel scooter,3.14)", "+U(101,scooter,Small 2-wheel scooter,5.17)",
+    "-U(102,car battery,12V car battery,8.1)", "+U(102,car battery,12V car battery,5.17)",
+    "-D(102,car battery,12V car battery,5.17)",
+    "-D(103,12-pack drill bits,12-pack of drill bits with sizes ranging from #40 to #3,0.8)",
+]
+# Derived final state (EXPECTED.md section 1): the live rows.
+FLINK_PRODUCTS_FINAL_STATE = [
+    product("101", "scooter", "Small 2-wheel scooter", "5.17"),
+    product("104", "hammer", "12oz carpenter's hammer", "0.75"),
+    product("105", "hammer", "14oz carpenter's hammer", "0.875"),
+    product("106", "hammer", "18oz carpenter hammer", "1.0"),
+    product("107", "rocks", "box of assorted rocks", "5.1"),
+    product("108", "jacket", "water resistent black wind breaker", "0.1"),
+    product("109", "spare tire", "24 inch spare tire", "22.2"),
+    product("110", "jacket", "new water resistent white wind breaker", "0.5"),
+]
+# fmt: on
+
+
+def flink_row(image: dict[str, str | None]) -> str:
+    """A products row in the notation of the upstream tests' asserted changelogs."""
+    return ",".join("null" if image[c] is None else image[c] for c in PRODUCT_COLUMNS)
+
+
+def as_flink_changelog(rows: list[dict[str, Any]]) -> list[str]:
+    """Our change-log rows in Flink's notation: an update is -U(before) then +U(after)."""
+    changelog = []
+    for row in rows:
+        if row["op"] in ("insert", "snapshot"):
+            changelog.append(f"+I({flink_row(row['after_row'])})")
+        elif row["op"] == "update":
+            changelog.append(f"-U({flink_row(row['before_row'])})")
+            changelog.append(f"+U({flink_row(row['after_row'])})")
+        elif row["op"] == "delete":
+            changelog.append(f"-D({flink_row(row['before_row'])})")
+    return changelog

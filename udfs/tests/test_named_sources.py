@@ -8,12 +8,11 @@ again as `mysql-copy`. Debezium names its source in every message (`source.name`
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import NAMED_SOURCES, query, run_dbt
+from conftest import NAMED_SOURCES, query, staged_with_vars
 
 from cdc_lake.client import run
 from cdc_lake.loader import load_files
@@ -88,18 +87,12 @@ def test_a_file_is_loaded_once_per_source(pipeline_build: Any, cursor: Any, tmp_
 def staged_debezium(cursor: Any, from_message: bool, target_path: Path) -> list[dict[str, Any]]:
     """table_key, event kind and reason of the Debezium messages with a source name, as
     staging stages them with `cdc_lake_source_from_message` set (compiled, not written)."""
-    model = "stg_debezium__json"
-    result = run_dbt(
-        *("compile", "--full-refresh", "--select", model, "--target-path", str(target_path)),
-        *("--vars", json.dumps({"cdc_lake_source_from_message": from_message})),
-    )
-    assert result.success, result.exception
-    [compiled] = target_path.glob(f"compiled/**/{model}.sql")
+    project_vars = {"cdc_lake_source_from_message": from_message}
     return query(
         cursor,
         f"""
         select distinct table_key, event_kind, rejection_reason
-        from ({compiled.read_text()}) as staged
+        from ({staged_with_vars("stg_debezium__json", project_vars, target_path)}) as staged
         where database_name in ('inventory', 'named')
         order by table_key""",
     )

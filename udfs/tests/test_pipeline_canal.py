@@ -24,7 +24,17 @@ from typing import Any
 
 import pytest
 from conftest import PROJECT_ROOT, keyed_changes, query
-from public_landings import FLINK_CANAL_DATA, PUBLIC, canal_sets, message_lines, tagged
+from public_landings import (
+    FLINK_CANAL_DATA,
+    FLINK_PRODUCTS_CHANGELOG,
+    FLINK_PRODUCTS_FINAL_STATE,
+    PUBLIC,
+    as_flink_changelog,
+    canal_sets,
+    message_lines,
+    product,
+    tagged,
+)
 
 pytestmark = pytest.mark.spark
 
@@ -95,70 +105,10 @@ def test_build_succeeds_and_runs_both_dts_layout_unit_tests(
 
 # ---------------------------------------------------------------- Flink canal-data.txt
 
-PRODUCT_COLUMNS = ("id", "name", "description", "weight")
-
-
-def product(*values: str | None) -> dict[str, str | None]:
-    return dict(zip(PRODUCT_COLUMNS, values, strict=True))
-
-
-# Asserted by Flink's CanalJsonSerDeSchemaTest on this file (EXPECTED.md section 1).
-# fmt: off
-FLINK_CHANGELOG = [
-    "+I(101,scooter,Small 2-wheel scooter,3.14)", "+I(102,car battery,12V car battery,8.1)",
-    "+I(103,12-pack drill bits,12-pack of drill bits with sizes ranging from #40 to #3,0.8)",
-    "+I(104,hammer,12oz carpenter's hammer,0.75)", "+I(105,hammer,14oz carpenter's hammer,0.875)",
-    "+I(106,hammer,16oz carpenter's hammer,1.0)", "+I(107,rocks,box of assorted rocks,5.3)",
-    "+I(108,jacket,water resistent black wind breaker,0.1)",
-    "+I(109,spare tire,24 inch spare tire,22.2)",
-    "-U(106,hammer,16oz carpenter's hammer,1.0)", "+U(106,hammer,18oz carpenter hammer,1.0)",
-    "-U(107,rocks,box of assorted rocks,5.3)", "+U(107,rocks,box of assorted rocks,5.1)",
-    "+I(110,jacket,water resistent white wind breaker,0.2)",
-    "+I(111,scooter,Big 2-wheel scooter ,5.18)",
-    "-U(110,jacket,water resistent white wind breaker,0.2)",
-    "+U(110,jacket,new water resistent white wind breaker,0.5)",
-    "-U(111,scooter,Big 2-wheel scooter ,5.18)", "+U(111,scooter,Big 2-wheel scooter ,5.17)",
-    "-D(111,scooter,Big 2-wheel scooter ,5.17)",
-    "-U(101,scooter,Small 2-wheel scooter,3.14)", "+U(101,scooter,Small 2-wheel scooter,5.17)",
-    "-U(102,car battery,12V car battery,8.1)", "+U(102,car battery,12V car battery,5.17)",
-    "-D(102,car battery,12V car battery,5.17)",
-    "-D(103,12-pack drill bits,12-pack of drill bits with sizes ranging from #40 to #3,0.8)",
-]
-# Derived final state (EXPECTED.md section 1): the live rows.
-FLINK_FINAL_STATE = [
-    product("101", "scooter", "Small 2-wheel scooter", "5.17"),
-    product("104", "hammer", "12oz carpenter's hammer", "0.75"),
-    product("105", "hammer", "14oz carpenter's hammer", "0.875"),
-    product("106", "hammer", "18oz carpenter hammer", "1.0"),
-    product("107", "rocks", "box of assorted rocks", "5.1"),
-    product("108", "jacket", "water resistent black wind breaker", "0.1"),
-    product("109", "spare tire", "24 inch spare tire", "22.2"),
-    product("110", "jacket", "new water resistent white wind breaker", "0.5"),
-]
-# fmt: on
-
 
 def strip_other(image: dict[str, str | None] | None) -> dict[str, str | None] | None:
     """The row without Flink's extra column `other` (canal-data-with-init.txt)."""
     return None if image is None else {k: v for k, v in image.items() if k != "other"}
-
-
-def flink_row(image: dict[str, str | None]) -> str:
-    return ",".join("null" if image[c] is None else image[c] for c in PRODUCT_COLUMNS)
-
-
-def as_flink_changelog(rows: list[dict[str, Any]]) -> list[str]:
-    """Our change-log rows in Flink's notation: an update is -U(before) then +U(after)."""
-    changelog = []
-    for row in rows:
-        if row["op"] in ("insert", "snapshot"):
-            changelog.append(f"+I({flink_row(row['after_row'])})")
-        elif row["op"] == "update":
-            changelog.append(f"-U({flink_row(row['before_row'])})")
-            changelog.append(f"+U({flink_row(row['after_row'])})")
-        elif row["op"] == "delete":
-            changelog.append(f"-D({flink_row(row['before_row'])})")
-    return changelog
 
 
 def change_log(cursor: Any, table_key: str) -> list[dict[str, Any]]:
@@ -188,7 +138,7 @@ def change_log(cursor: Any, table_key: str) -> list[dict[str, Any]]:
 def test_flink_canal_data_gives_flinks_changelog(pipeline_build: Any, cursor: Any) -> None:
     require_public_samples()
     rows = change_log(cursor, "inventory.products2")
-    assert as_flink_changelog(rows) == FLINK_CHANGELOG
+    assert as_flink_changelog(rows) == FLINK_PRODUCTS_CHANGELOG
     # The first rows come from the bundled sample (the file's first five messages): the
     # multi-row INSERT is one change per row, with row_index, and the partial `old` of the
     # first UPDATE is overlaid on `data` for the before-image.
@@ -228,7 +178,7 @@ def test_flink_canal_data_gives_flinks_changelog(pipeline_build: Any, cursor: An
 
 def test_flink_canal_data_final_state(pipeline_build: Any, cursor: Any) -> None:
     require_public_samples()
-    assert live_rows(cursor, "inventory.products2") == FLINK_FINAL_STATE
+    assert live_rows(cursor, "inventory.products2") == FLINK_PRODUCTS_FINAL_STATE
     deleted = current_state(cursor, "table_key = 'inventory.products2' and is_deleted")
     assert [(row["primary_key"], row["last_op"]) for row in deleted] == [
         (["102"], "delete"),
@@ -251,7 +201,7 @@ def test_flink_canal_data_with_init_rows(pipeline_build: Any, cursor: Any) -> No
     }
     expected = [
         line.replace("16oz carpenter's hammer", "null") if "(106," in line else line
-        for line in FLINK_CHANGELOG
+        for line in FLINK_PRODUCTS_CHANGELOG
     ]
     without_other = [
         {
@@ -269,7 +219,7 @@ def test_flink_canal_data_with_init_rows(pipeline_build: Any, cursor: Any) -> No
         "other": "val0",
     }
     final = live_rows(cursor, "flink_init__inventory.products2")
-    assert [strip_other(row) for row in final] == FLINK_FINAL_STATE
+    assert [strip_other(row) for row in final] == FLINK_PRODUCTS_FINAL_STATE
     assert [row.get("other") for row in final] == [None, None, None, "val0", None, None, None, None]
 
 
@@ -277,7 +227,7 @@ def test_seatunnel_canal_data_final_state(pipeline_build: Any, cursor: Any) -> N
     require_public_samples()
     # The same changes on mydb.product, mixed with other tables and DDL; the UPDATE and the
     # DELETE of 111 share es, ts and id: the position in the topic orders them.
-    assert live_rows(cursor, "seatunnel__mydb.product") == FLINK_FINAL_STATE
+    assert live_rows(cursor, "seatunnel__mydb.product") == FLINK_PRODUCTS_FINAL_STATE
     orders = live_rows(cursor, "seatunnel__mydb.orders")
     assert [(row["order_number"], row["quantity"]) for row in orders] == [
         ("10001", "3"),  # updated from 1

@@ -17,7 +17,13 @@ from typing import Any
 
 import pytest
 from conftest import PROJECT_ROOT, keyed_changes, query
-from public_landings import PUBLIC
+from public_landings import (
+    FLINK_PRODUCTS_CHANGELOG,
+    FLINK_PRODUCTS_FINAL_STATE,
+    PUBLIC,
+    as_flink_changelog,
+    product,
+)
 
 pytestmark = pytest.mark.spark
 
@@ -106,75 +112,11 @@ def test_build_succeeds_for_the_maxwell_nodes(pipeline_build: Any) -> None:
 
 # ---------------------------------------------------------------- public sets
 
-PRODUCT_COLUMNS = ("id", "name", "description", "weight")
-
-
-def product(*values: str | None, **extra: str | None) -> dict[str, str | None]:
-    """A products row as the row maps hold it (text), with any columns a set added."""
-    return {**dict(zip(PRODUCT_COLUMNS, values, strict=True)), **extra}
-
-
-# EXPECTED.md section 3: the 26-row changelog of section 1 (Flink's canal-data.txt), asserted
-# by SeaTunnel's MaxWellJsonSerDeSchemaTest. Maxwell sends numbers as JSON numbers and the
-# row maps keep them as written (macro json_numbers_as_sent): the `1.0` of 106 stays `1.0`.
-# fmt: off
-MAXWELL_CHANGELOG = [
-    "+I(101,scooter,Small 2-wheel scooter,3.14)", "+I(102,car battery,12V car battery,8.1)",
-    "+I(103,12-pack drill bits,12-pack of drill bits with sizes ranging from #40 to #3,0.8)",
-    "+I(104,hammer,12oz carpenter's hammer,0.75)", "+I(105,hammer,14oz carpenter's hammer,0.875)",
-    "+I(106,hammer,16oz carpenter's hammer,1.0)", "+I(107,rocks,box of assorted rocks,5.3)",
-    "+I(108,jacket,water resistent black wind breaker,0.1)",
-    "+I(109,spare tire,24 inch spare tire,22.2)",
-    "-U(106,hammer,16oz carpenter's hammer,1.0)", "+U(106,hammer,18oz carpenter hammer,1.0)",
-    "-U(107,rocks,box of assorted rocks,5.3)", "+U(107,rocks,box of assorted rocks,5.1)",
-    "+I(110,jacket,water resistent white wind breaker,0.2)",
-    "+I(111,scooter,Big 2-wheel scooter ,5.18)",
-    "-U(110,jacket,water resistent white wind breaker,0.2)",
-    "+U(110,jacket,new water resistent white wind breaker,0.5)",
-    "-U(111,scooter,Big 2-wheel scooter ,5.18)", "+U(111,scooter,Big 2-wheel scooter ,5.17)",
-    "-D(111,scooter,Big 2-wheel scooter ,5.17)",
-    "-U(101,scooter,Small 2-wheel scooter,3.14)", "+U(101,scooter,Small 2-wheel scooter,5.17)",
-    "-U(102,car battery,12V car battery,8.1)", "+U(102,car battery,12V car battery,5.17)",
-    "-D(102,car battery,12V car battery,5.17)",
-    "-D(103,12-pack drill bits,12-pack of drill bits with sizes ranging from #40 to #3,0.8)",
-]
-# Derived final state (EXPECTED.md section 3: the 8 rows of section 1).
-FINAL_STATE = [
-    product("101", "scooter", "Small 2-wheel scooter", "5.17"),
-    product("104", "hammer", "12oz carpenter's hammer", "0.75"),
-    product("105", "hammer", "14oz carpenter's hammer", "0.875"),
-    product("106", "hammer", "18oz carpenter hammer", "1.0"),
-    product("107", "rocks", "box of assorted rocks", "5.1"),
-    product("108", "jacket", "water resistent black wind breaker", "0.1"),
-    product("109", "spare tire", "24 inch spare tire", "22.2"),
-    product("110", "jacket", "new water resistent white wind breaker", "0.5"),
-]
-# fmt: on
-
-
-def flink_row(image: dict[str, str | None]) -> str:
-    """A row in the notation of the upstream tests' asserted changelogs."""
-    return ",".join("null" if image[c] is None else image[c] for c in PRODUCT_COLUMNS)
-
-
-def as_flink_changelog(rows: list[dict[str, Any]]) -> list[str]:
-    """Our change-log rows in Flink's notation: an update is -U(before) then +U(after)."""
-    changelog = []
-    for row in rows:
-        if row["op"] in ("insert", "snapshot"):
-            changelog.append(f"+I({flink_row(row['after_row'])})")
-        elif row["op"] == "update":
-            changelog.append(f"-U({flink_row(row['before_row'])})")
-            changelog.append(f"+U({flink_row(row['after_row'])})")
-        elif row["op"] == "delete":
-            changelog.append(f"-D({flink_row(row['before_row'])})")
-    return changelog
-
 
 def test_flink_maxwell_data_gives_the_asserted_changelog(pipeline_build: Any, cursor: Any) -> None:
     require_public_samples()
     rows = change_log(cursor, "test.product")
-    assert as_flink_changelog(rows) == MAXWELL_CHANGELOG
+    assert as_flink_changelog(rows) == FLINK_PRODUCTS_CHANGELOG
     # The file sends no primary_key_columns: every column, sorted by name, is the key.
     assert rows[0] == {
         "op": "insert",
@@ -197,16 +139,16 @@ def test_flink_maxwell_data_gives_the_asserted_changelog(pipeline_build: Any, cu
 
 def test_flink_maxwell_data_final_state(pipeline_build: Any, cursor: Any) -> None:
     require_public_samples()
-    assert live_rows(cursor, "test.product") == FINAL_STATE
+    assert live_rows(cursor, "test.product") == FLINK_PRODUCTS_FINAL_STATE
 
 
 def test_seatunnel_maxwell_data_with_key_columns(pipeline_build: Any, cursor: Any) -> None:
     require_public_samples()
     rows = change_log(cursor, "seatunnel__test.product")
-    assert as_flink_changelog(rows) == MAXWELL_CHANGELOG
+    assert as_flink_changelog(rows) == FLINK_PRODUCTS_CHANGELOG
     assert {json.dumps(row["primary_key_columns"]) for row in rows} == {'["id"]'}
     assert all(row["previous_primary_key"] is None for row in rows)
-    assert live_rows(cursor, "seatunnel__test.product") == FINAL_STATE
+    assert live_rows(cursor, "seatunnel__test.product") == FLINK_PRODUCTS_FINAL_STATE
     deleted = current_state(cursor, "table_key = 'seatunnel__test.product' and is_deleted")
     assert [(row["primary_key"], row["last_op"]) for row in deleted] == [
         (["102"], "delete"),
