@@ -3,10 +3,14 @@
     Canal JSON (`dts_canal_json`). `raw_messages` names a CTE with the landing-table columns.
     `layout_var` names the dbt var that marks a source as using the legacy DTS layout (instances
     created before 2022-03-20: an update's new row is in `old`, a delete's row is in `old`);
-    none means the open-source layout only. Emits CTEs ending in `final` (the wire format's
-    `staged_event_projection`, so both formats name the same absent columns; see _macros.yml).
+    none means the open-source layout only. `numbers_as_sent`: values may be JSON numbers
+    (Flink CDC's canal-json writer) whose spelling must be kept (macro json_numbers_as_sent).
+    Emits CTEs ending in `final` (the wire format's `staged_event_projection`, so both formats
+    name the same absent columns; see _macros.yml).
 #}
-{% macro canal_staged_events(raw_messages, source_format, layout_var=none) -%}
+{% macro canal_staged_events(
+    raw_messages, source_format, layout_var=none, numbers_as_sent=false
+) -%}
 
 {%- set legacy_layout = layout_var is not none
     and (var(layout_var, false) | string | lower) == 'true' -%}
@@ -32,7 +36,7 @@ parsed as (
         value as raw_value_text,
         sha2(value, 256) as message_hash,
         from_json(
-            {{ json_numbers_as_sent('value') }},
+            {{ json_numbers_as_sent('value') if numbers_as_sent else 'value' }},
             '{{ canal_message_schema() | replace("\n", " ") }}',
             map('columnNameOfCorruptRecord', '_corrupt_record')
         ) as message

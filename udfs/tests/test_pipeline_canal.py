@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import PROJECT_ROOT, keyed_changes, query
+from conftest import PROJECT_ROOT, keyed_changes, query, staged_with_vars
 from public_landings import (
     FLINK_CANAL_DATA,
     FLINK_PRODUCTS_CHANGELOG,
@@ -520,22 +520,32 @@ def test_flink_cdc_canal_json_writer_output(pipeline_build: Any, cursor: Any) ->
     ]
 
 
-def test_json_numbers_keep_their_spelling(pipeline_build: Any, cursor: Any) -> None:
-    """Fixture numbers_as_sent.jsonl: values a writer sends as JSON numbers keep the text it
-    wrote (Spark's reader alone would give `1.5`, `1000.0` and a rounded fraction)."""
-    rows = current_state(cursor, "table_key = 'canal_numbers.prices'")
-    assert [(r["last_op"], r["row_data"]) for r in rows] == [
-        ("update", {
-            "id": "1", "price": "2.50", "ratio": "1E+3", "big": "12345678901234567890",
-            "fine": "0.1234567890123456789", "plain": "3.25", "text": "1.50",
-        }),
-    ]  # fmt: skip
-    [update] = query(
-        cursor,
-        """select to_json(before_row) as before_row from cdc_lake_intermediate.int_cdc__change_log
-        where table_key = 'canal_numbers.prices' and op = 'update'""",
-    )
-    assert json.loads(update["before_row"])["price"] == "1.50"
+def test_json_numbers_keep_their_spelling_when_asked(
+    pipeline_build: Any, cursor: Any, tmp_path: Path
+) -> None:
+    """Fixture numbers_as_sent.jsonl, as Flink CDC's writer sends values (JSON numbers): with
+    `canal_json_numbers_as_sent` each keeps the text written; without (the default, for
+    Canal's own quoted values) Spark's reader respells them (`1.5`, `1000.0`)."""
+
+    def staged(numbers_as_sent: bool) -> list[dict[str, Any]]:
+        project_vars = {"canal_json_numbers_as_sent": numbers_as_sent}
+        sql = staged_with_vars("stg_canal__json", project_vars, tmp_path / str(numbers_as_sent))
+        return decode(query(
+            cursor,
+            f"""select to_json(before_row) as before_row, to_json(after_row) as after_row
+            from ({sql}) as staged
+            where table_key = 'canal_numbers.prices' and event_kind = 'change'
+            order by ordering_key""",
+        ), "before_row", "after_row")  # fmt: skip
+
+    as_sent = staged(True)
+    assert as_sent[0]["after_row"] == {
+        "id": "1", "price": "1.50", "ratio": "1E+3", "big": "12345678901234567890",
+        "fine": "0.1234567890123456789", "plain": "3.25", "text": "1.50",
+    }  # fmt: skip
+    assert (as_sent[1]["before_row"]["price"], as_sent[1]["after_row"]["price"]) == ("1.50", "2.50")
+    respelled = staged(False)[0]["after_row"]
+    assert (respelled["price"], respelled["ratio"], respelled["text"]) == ("1.5", "1000.0", "1.50")
 
 
 def test_key_columns_declared_per_table_when_pknames_is_empty_or_absent(

@@ -9,6 +9,8 @@ raw_messages as (
 
 ),
 
-{{ canal_staged_events('raw_messages', 'canal_json') }}
+{{ canal_staged_events(
+    'raw_messages', 'canal_json', numbers_as_sent=var('canal_json_numbers_as_sent')
+) }}
 
 select * from final
