@@ -11,16 +11,20 @@ mongo_documents as (
 
     select
         *,
-        mongo_shell_to_json_result(case when db_type = 'mongodb' then try_variant_get(envelope.after, '$', 'string') end)
-            as mongo_after,
-        mongo_shell_to_json_result(case when db_type = 'mongodb' then try_variant_get(envelope.before, '$', 'string') end)
-            as mongo_before,
+        coalesce(db_type = 'mongodb', false) as is_mongodb,
+        mongo_shell_to_json_result(
+            case when db_type = 'mongodb' then try_variant_get(envelope.after, '$', 'string') end
+        ) as mongo_after,
+        mongo_shell_to_json_result(
+            case when db_type = 'mongodb' then try_variant_get(envelope.before, '$', 'string') end
+        ) as mongo_before,
         mongo_shell_to_json_result(case when db_type = 'mongodb' then envelope.patch end)
             as mongo_patch,
         mongo_shell_to_json_result(case when db_type = 'mongodb' then envelope.`filter` end)
             as mongo_filter,
-        mongo_shell_to_json_result(case when db_type = 'mongodb' then envelope.updateDescription.updatedFields end)
-            as mongo_updated,
+        mongo_shell_to_json_result(
+            case when db_type = 'mongodb' then envelope.updateDescription.updatedFields end
+        ) as mongo_updated,
         mongo_id_text_result(
             case
                 when db_type = 'mongodb' then '{"_id": ' || cast(key_fields['id'] as string) || '}'
@@ -90,21 +94,21 @@ mongo_images as (
     select
         * except (before_row, after_row, kafka_key_row),
         coalesce(
-            db_type = 'mongodb'
+            is_mongodb
             and listed_op = 'update'
             and mongo_after['value'] is null
             and (is_update_document or envelope.updateDescription is not null),
             false
         ) as is_partial,
         case
-            when db_type != 'mongodb' or db_type is null then before_row
+            when not is_mongodb then before_row
             when before_fields is not null
                 then map_concat(
                     before_fields, map('_document', mongo_before['value'], '_id', document_id)
                 )
         end as before_row,
         case
-            when db_type != 'mongodb' or db_type is null then after_row
+            when not is_mongodb then after_row
             when mongo_after['value'] is not null
                 then map_concat(
                     after_fields, map('_document', mongo_after['value'], '_id', document_id)
@@ -117,11 +121,11 @@ mongo_images as (
                 then coalesce(set_fields, cast(map() as map<string, string>))  -- noqa: LT01
         end as after_row,
         case
-            when db_type != 'mongodb' or db_type is null then kafka_key_row
+            when not is_mongodb then kafka_key_row
             when document_id is not null then map('_id', document_id)
         end as kafka_key_row,
         case
-            when db_type = 'mongodb' then coalesce(
+            when is_mongodb then coalesce(
                 'after is not MongoDB Extended JSON: ' || mongo_after['error'],
                 'before is not MongoDB Extended JSON: ' || mongo_before['error'],
                 'patch is not MongoDB Extended JSON: ' || mongo_patch['error'],
