@@ -1,6 +1,7 @@
 {# Column types from the Kafka Connect `schema` part of a Debezium / Lindorm message: the fields
    of its `after` (else `before`) struct, each its logical name (e.g. io.debezium.time.Date)
-   or else its type (int32, string, bytes, ...). NULL when the message has no schema. #}
+   or else its type (int32, string, bytes, ...); a Kafka Connect Decimal as `decimal(p,s)`
+   from its parameters (precision 38 when not given). NULL when the message has no schema. #}
 {% macro debezium_column_types(schema_fields) -%}
     {%- set column_fields -%}
         filter(
@@ -16,7 +17,26 @@
             then map_from_entries(transform(
                 {{ column_fields }},
                 column_field -> struct(
-                    column_field.field, coalesce(column_field.name, column_field.type)
+                    column_field.field,
+                    coalesce(
+                        case
+                            when
+                                column_field.name = 'org.apache.kafka.connect.data.Decimal'
+                                and column_field.parameters['scale'] rlike '^[0-9]{1,2}$'
+                                then concat(
+                                    'decimal(',
+                                    coalesce(
+                                        column_field.parameters['connect.decimal.precision'],
+                                        '38'
+                                    ),
+                                    ',',
+                                    column_field.parameters['scale'],
+                                    ')'
+                                )
+                        end,
+                        column_field.name,
+                        column_field.type
+                    )
                 )
             ))
     end

@@ -22,6 +22,7 @@
             snapshot: string, db: string, namespace: string, schema: string, table: string,
             collection: string, ord: string,
             txId: string, lsn: string, scn: string, commit_lsn: string, change_lsn: string,
+            event_serial_no: string,
             file: string, pos: string, row: string, gtid: string
         >,
         transaction: struct<id: string, total_order: string, data_collection_order: string>,
@@ -38,7 +39,9 @@
                 field: string,
                 type: string,
                 name: string,
-                fields: array<struct<field: string, type: string, name: string>>
+                fields: array<struct<
+                    field: string, type: string, name: string, parameters: map<string, string>
+                >>
             >>
         >,
         payload: struct<{{ envelope_fields }}>,

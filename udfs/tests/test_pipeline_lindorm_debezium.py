@@ -16,12 +16,14 @@ as its tests skip them; every other byte is as published.
 
 from __future__ import annotations
 
+import base64
 import json
+import random
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FIXTURES, query
+from conftest import FIXTURES, compiled_inline, query
 from public_landings import PUBLIC
 
 pytestmark = pytest.mark.spark
@@ -350,6 +352,72 @@ def test_debezium_rejected_messages(pipeline_build: Any, cursor: Any) -> None:
     ]
 
 
+def test_debezium_sql_server_ordered_by_commit_and_change_lsn(
+    pipeline_build: Any, cursor: Any
+) -> None:
+    """SQL Server's LSNs are hexadecimal (`0000002a:...` after `00000029:...`): a transaction's
+    second update delivered first, and an insert committed before it delivered after it,
+    still apply in log order; Kafka Connect Decimal bytes (`AMc=`, scale 2) are decimals."""
+    sally = {"id": "1001", "first_name": "Sally", "email": "sally@example.com", "balance": "1.99"}
+    moved = {**sally, "email": "sally.t@example.com"}
+    anne = {"id": "1005", "first_name": "Anne", "email": "anne@example.com", "balance": "0.00"}
+    rows = [
+        (r["op"], r["primary_key"], r["before_row"], r["after_row"])
+        for r in changes(cursor, "testdb.dbo.customers")
+    ]
+    assert rows == [
+        ("snapshot", ["1001"], None, sally),
+        ("insert", ["1005"], None, anne),
+        ("update", ["1001"], sally, moved),
+        ("update", ["1001"], moved, {**moved, "balance": "101.75"}),
+        ("delete", ["1005"], anne, None),
+    ]
+    [meta] = query(
+        cursor,
+        f"""select to_json(column_types) as types, source_log_position
+        from {CHANGE_LOG} where table_key = 'testdb.dbo.customers' and op = 'insert'""",
+    )
+    assert json.loads(meta["types"]) == {
+        "id": "int32", "first_name": "string", "email": "string", "balance": "decimal(10,2)",
+    }  # fmt: skip
+    assert meta["source_log_position"] == "00000029:00000a10:0003"
+    assert state(cursor, "testdb.dbo.customers") == {
+        '["1001"]': (False, "update", {**moved, "balance": "101.75"}),
+        '["1005"]': (True, "delete", anne),
+    }
+
+
+def test_kafka_connect_decimal_bytes_read_as_decimal_text(cursor: Any, tmp_path: Path) -> None:
+    """Macro debezium_decimal_text against Python's reading of two's-complement bytes: signs,
+    every length to 16 bytes (decimal(38)), scales 0 to 38; NULL (the caller keeps the text)
+    for text that is not base64, more than 16 bytes, a scale outside 0..38, or beyond 38
+    digits."""
+    rng = random.Random(13)
+    cases: list[tuple[str, str, str | None]] = []
+    for length in range(1, 17):
+        for _ in range(6):
+            value = rng.randrange(-(2 ** (8 * length - 1)), 2 ** (8 * length - 1))
+            scale = rng.choice([0, 1, 2, 5, 18, 38])
+            digits = str(abs(value)).rjust(scale + 1, "0")
+            text = digits[: len(digits) - scale] + ("." + digits[-scale:] if scale else "")
+            fits = abs(value) < 10**38
+            encoded = base64.b64encode(value.to_bytes(length, "big", signed=True)).decode()
+            cases.append((encoded, str(scale), ("-" if value < 0 else "") + text if fits else None))
+    cases += [
+        ("AMc=", "2", "1.99"), ("/w==", "3", "-0.001"), ("AA==", "2", "0.00"),
+        ("gA==", "0", "-128"), ("not base64!", "2", None), ("", "2", None),
+        (base64.b64encode(bytes(17)).decode(), "0", None), ("AMc=", "39", None),
+        ("AMc=", "-1", None), ("AMc=", "x", None),
+    ]  # fmt: skip
+    rows = " union all ".join(
+        f"select {i} as i, '{encoded}' as encoded, '{scale}' as scale"
+        for i, (encoded, scale, _) in enumerate(cases)
+    )
+    expression = compiled_inline("{{ debezium_decimal_text('encoded', 'scale') }}", tmp_path)
+    got = query(cursor, f"select i, {expression} as text from ({rows}) order by i")
+    assert [row["text"] for row in got] == [expected for _, _, expected in cases]
+
+
 def test_a_table_named_outside_source_is_found_in_the_schema_name_then_the_topic(
     pipeline_build: Any, cursor: Any
 ) -> None:
@@ -563,6 +631,7 @@ def test_paimon_debezium_other_tables(
                           ("flink", "104")]:  # fmt: skip
         assert list(by_id(state(cursor, f"test.{table}"))) == [row_id]
     # With the schema part: op r, every MySQL type; bytes stay base64, logical types named.
+    # Its decimals are JSON numbers (the converter's decimal.format=NUMERIC): kept as sent.
     [row] = query(
         cursor,
         f"""select op, size(after_row) as columns, after_row['_bit'] as bits,
@@ -573,6 +642,5 @@ def test_paimon_debezium_other_tables(
     assert row == {
         "op": "snapshot", "columns": 78, "bits": "xwcAAAAAAAA=",
         "blob": "QkxPQiB0eXBlIHRlc3QgZGF0YQ==", "pt": "1.1",
-        "pt_type": "org.apache.kafka.connect.data.Decimal", "date_type": "io.debezium.time.Date",
-        "date_value": "19439",
+        "pt_type": "decimal(2,1)", "date_type": "io.debezium.time.Date", "date_value": "19439",
     }  # fmt: skip

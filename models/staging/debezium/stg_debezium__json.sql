@@ -90,7 +90,8 @@ unwrapped as (
         ) as source_table,
         {# The source: as the load named it, else (with `cdc_lake_source_from_message`) the
            connector's logical name, the topic prefix Debezium keeps unique per Kafka. #}
-        coalesce(parsed.landed_source_name, {{ message_source_name }}) as source_name
+        coalesce(parsed.landed_source_name, {{ message_source_name }}) as source_name,
+        {{ debezium_decimal_scales('parsed.message.schema.fields') }} as decimal_scales
 
     from parsed
 
@@ -112,10 +113,12 @@ classified as (
         ) }} as table_key,
         {# A relational connector's row object (the MongoDB connector's strings: below). #}
         {{ debezium_row_image(
-            "try_variant_get(unwrapped.envelope.before, '$', 'map<string, variant>')"
+            "try_variant_get(unwrapped.envelope.before, '$', 'map<string, variant>')",
+            'unwrapped.decimal_scales',
         ) }} as before_row,
         {{ debezium_row_image(
-            "try_variant_get(unwrapped.envelope.after, '$', 'map<string, variant>')"
+            "try_variant_get(unwrapped.envelope.after, '$', 'map<string, variant>')",
+            'unwrapped.decimal_scales',
         ) }} as after_row,
         case
             when size(unwrapped.key_fields) > 0
@@ -123,11 +126,13 @@ classified as (
         end as kafka_key_row,
         {{ debezium_column_types('unwrapped.message.schema.fields') }} as column_types,
         {# Where the connector says where in the source log the change is: PostgreSQL lsn,
-           Oracle scn, MySQL binlog file number and position (and row within the event),
+           Oracle scn, SQL Server commit LSN (then the change's LSN and serial number in
+           it), MySQL binlog file number and position (and row within the event),
            MongoDB's cluster time (its second as ts_ms, and the change's ordinal in it). #}
         coalesce(
             try_cast(unwrapped.envelope.source.lsn as decimal(38, 0)),
             try_cast(unwrapped.envelope.source.scn as decimal(38, 0)),
+            {{ sql_server_lsn_number('unwrapped.envelope.source.commit_lsn') }},
             try_cast(
                 regexp_extract(unwrapped.envelope.source.file, '([0-9]+)$', 1) as decimal(38, 0)
             ),
@@ -136,10 +141,14 @@ classified as (
                     then try_cast(unwrapped.envelope.source.ts_ms as decimal(38, 0))
             end
         ) as log_position,
-        try_cast(unwrapped.envelope.source.pos as decimal(38, 0)) as log_offset,
+        coalesce(
+            try_cast(unwrapped.envelope.source.pos as decimal(38, 0)),
+            {{ sql_server_lsn_number('unwrapped.envelope.source.change_lsn') }}
+        ) as log_offset,
         coalesce(
             try_cast(unwrapped.envelope.source.row as decimal(38, 0)),
-            try_cast(unwrapped.envelope.source.ord as decimal(38, 0))
+            try_cast(unwrapped.envelope.source.ord as decimal(38, 0)),
+            try_cast(unwrapped.envelope.source.event_serial_no as decimal(38, 0))
         ) as log_row,
         case
             when unwrapped.envelope.source.lsn is not null then unwrapped.envelope.source.lsn

@@ -1,0 +1,19 @@
+{# The scale of each Kafka Connect Decimal column (`org.apache.kafka.connect.data.Decimal`,
+   parameter `scale`) in the `schema` part of a Debezium message: the fields of its `after`
+   (else `before`) struct. An empty map when the message has no schema: then a decimal's
+   bytes cannot be read and stay base64, as sent. #}
+{% macro debezium_decimal_scales(schema_fields) -%}
+    map_from_entries(transform(
+        filter(
+            coalesce(
+                get(filter({{ schema_fields }}, field -> field.field = 'after'), 0).fields,
+                get(filter({{ schema_fields }}, field -> field.field = 'before'), 0).fields,
+                array()
+            ),
+            column_field -> column_field.field is not null
+                and column_field.name = 'org.apache.kafka.connect.data.Decimal'
+                and column_field.parameters['scale'] is not null
+        ),
+        column_field -> struct(column_field.field, column_field.parameters['scale'])
+    ))
+{%- endmacro %}
