@@ -96,6 +96,15 @@ def scalar(cursor: Any, statement: str) -> Any:
     return run(cursor, statement)[0][0]
 
 
+def decode_json_columns(rows: list[dict[str, Any]], *columns: str) -> list[dict[str, Any]]:
+    """Thrift returns maps and arrays as JSON text; compare them as Python values."""
+    for row in rows:
+        for column in columns:
+            if row[column] is not None:
+                row[column] = json.loads(row[column])
+    return rows
+
+
 def dbt_target_path() -> Path:
     """Where this session's dbt writes manifest.json, catalog.json and compiled SQL."""
     return Path(os.environ["DBT_TARGET_PATH"])

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import PROJECT_ROOT, keyed_changes, query, staged_with_vars
+from conftest import PROJECT_ROOT, decode_json_columns, keyed_changes, query, staged_with_vars
 from public_landings import (
     FLINK_CANAL_DATA,
     FLINK_PRODUCTS_CHANGELOG,
@@ -52,15 +52,6 @@ def require_public_samples() -> None:
         )
 
 
-def decode(rows: list[dict[str, Any]], *columns: str) -> list[dict[str, Any]]:
-    """Thrift returns maps and arrays as JSON text; compare them as Python values."""
-    for row in rows:
-        for column in columns:
-            if row[column] is not None:
-                row[column] = json.loads(row[column])
-    return rows
-
-
 def current_state(cursor: Any, table_filter: str) -> list[dict[str, Any]]:
     rows = query(
         cursor,
@@ -70,7 +61,7 @@ def current_state(cursor: Any, table_filter: str) -> list[dict[str, Any]]:
         where last_source_format in {MY_FORMATS} and ({table_filter})
         order by table_key, primary_key""",
     )
-    return decode(rows, "primary_key", "row_data")
+    return decode_json_columns(rows, "primary_key", "row_data")
 
 
 def live_rows(cursor: Any, table_key: str) -> list[dict[str, Any]]:
@@ -124,7 +115,7 @@ def change_log(cursor: Any, table_key: str) -> list[dict[str, Any]]:
         where source_format in {MY_FORMATS} and table_key = '{table_key}'
         order by ordering_key""",
     )
-    return decode(
+    return decode_json_columns(
         rows,
         "primary_key_columns",
         "primary_key",
@@ -464,7 +455,7 @@ def test_fixture_change_log(pipeline_build: Any, cursor: Any) -> None:
             and table_key != 'canal_fixtures.value_types'
         order by table_key, ordering_key""",
     )
-    decoded = decode(
+    decoded = decode_json_columns(
         rows,
         "primary_key_columns",
         "primary_key",
@@ -530,7 +521,7 @@ def test_json_numbers_keep_their_spelling_when_asked(
     def staged(numbers_as_sent: bool) -> list[dict[str, Any]]:
         project_vars = {"canal_json_numbers_as_sent": numbers_as_sent}
         sql = staged_with_vars("stg_canal__json", project_vars, tmp_path / str(numbers_as_sent))
-        return decode(query(
+        return decode_json_columns(query(
             cursor,
             f"""select to_json(before_row) as before_row, to_json(after_row) as after_row
             from ({sql}) as staged

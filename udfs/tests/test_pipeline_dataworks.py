@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 import pytest
-from conftest import PROJECT_ROOT, query
+from conftest import PROJECT_ROOT, decode_json_columns, query
 
 pytestmark = pytest.mark.spark
 
@@ -102,15 +102,6 @@ EXPECTED_SAMPLE_CHANGES = [
 # fmt: on
 
 
-def decode_json_columns(rows: list[dict[str, Any]], columns: tuple[str, ...]) -> list[dict]:
-    """Thrift returns maps and arrays as JSON text; compare them as Python values."""
-    for row in rows:
-        for column in columns:
-            if row[column] is not None:
-                row[column] = json.loads(row[column])
-    return rows
-
-
 def test_build_succeeds_and_warns_about_bad_messages(pipeline_build: Any, cursor: Any) -> None:
     assert pipeline_build.success, pipeline_build.exception
     by_name = {result.node.name: result for result in pipeline_build.result.results}
@@ -168,7 +159,11 @@ def test_change_log_rows_of_the_vendor_examples(pipeline_build: Any, cursor: Any
     )
     decoded = decode_json_columns(
         rows,
-        ("primary_key_columns", "primary_key", "previous_primary_key", "before_row", "after_row"),
+        "primary_key_columns",
+        "primary_key",
+        "previous_primary_key",
+        "before_row",
+        "after_row",
     )
     assert decoded == EXPECTED_SAMPLE_CHANGES
 
@@ -182,7 +177,7 @@ def current_state(cursor: Any, table_filter: str) -> list[dict[str, Any]]:
         where ({table_filter}) and last_source_format in ('dataworks_json', 'datahub_blob')
         order by table_key, primary_key""",
     )
-    return decode_json_columns(rows, ("primary_key", "row_data"))
+    return decode_json_columns(rows, "primary_key", "row_data")
 
 
 def test_current_state_of_the_vendor_examples(pipeline_build: Any, cursor: Any) -> None:

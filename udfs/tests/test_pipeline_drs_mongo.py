@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 import pytest
-from conftest import query
+from conftest import decode_json_columns, query
 
 pytestmark = pytest.mark.spark
 
@@ -110,9 +110,9 @@ def test_change_log_rows(pipeline_build: Any, cursor: Any) -> None:
         where source_format = 'drs_mongo'
         order by ordering_key""",
     )
-    for row in rows:
-        for column in ("key_columns", "primary_key", "before_row", "after_row", "unset_columns"):
-            row[column] = json.loads(row[column]) if row[column] else None
+    decode_json_columns(
+        rows, "key_columns", "primary_key", "before_row", "after_row", "unset_columns"
+    )
     ljx, shop = "ljx.ljx", "shop.customers"
     ljx_key, a_key = "64650cf67dc36a464e76e583", "65a1b2c3d4e5f60718293a4b"
     assert rows == [

@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 import pytest
-from conftest import query
+from conftest import decode_json_columns, query
 
 pytestmark = pytest.mark.spark
 
@@ -63,9 +63,9 @@ def test_change_log_rows(pipeline_build: Any, cursor: Any) -> None:
         where source_format = 'dts_avro'
         order by ordering_key""",
     )
-    for row in rows:
-        for column in ("key_columns", "primary_key", "before_row", "after_row", "column_types"):
-            row[column] = json.loads(row[column]) if row[column] else None
+    decode_json_columns(
+        rows, "key_columns", "primary_key", "before_row", "after_row", "column_types"
+    )
     common = {"table_key": "shop.orders", "key_columns": ["id"], "column_types": TYPES}
     assert rows == [
         {**common, "op": "insert", "source_op": "INSERT", "primary_key": ["1"],

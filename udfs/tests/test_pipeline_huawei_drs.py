@@ -19,7 +19,7 @@ import json
 from typing import Any
 
 import pytest
-from conftest import PROJECT_ROOT, query
+from conftest import PROJECT_ROOT, decode_json_columns, query
 
 pytestmark = pytest.mark.spark
 
@@ -39,15 +39,6 @@ def byte_list_base64(text: str) -> str:
     """What the staging model must make of a DRS byte list, computed without Spark."""
     items = [int(item) for item in text.strip("[]").split(",") if item.strip()]
     return base64.b64encode(bytes(item & 0xFF for item in items)).decode("ascii")
-
-
-def decode_json_columns(rows: list[dict[str, Any]], columns: tuple[str, ...]) -> list[dict]:
-    """Thrift returns maps and arrays as JSON text; compare them as Python values."""
-    for row in rows:
-        for column in columns:
-            if row[column] is not None:
-                row[column] = json.loads(row[column])
-    return rows
 
 
 # ---------------------------------------------------------------- the vendor examples
@@ -157,7 +148,7 @@ def test_change_log_rows_of_the_vendor_examples(pipeline_build: Any, cursor: Any
         where source_file like '%/seeds/samples/%' and source_format in {DRS_FORMATS}
         order by source_format, table_key, ordering_key""",
     )
-    decoded = decode_json_columns(rows, (*JSON_COLUMNS, *IMAGE_COLUMNS, "column_types"))
+    decoded = decode_json_columns(rows, *JSON_COLUMNS, *IMAGE_COLUMNS, "column_types")
     assert decoded == EXPECTED_SAMPLE_CHANGES
 
 
@@ -188,7 +179,7 @@ def current_state(cursor: Any, table_filter: str) -> list[dict[str, Any]]:
         where {table_filter}
         order by table_key, primary_key""",
     )
-    return decode_json_columns(rows, ("primary_key", "row_data"))
+    return decode_json_columns(rows, "primary_key", "row_data")
 
 
 def state(table_key: str, key: list, is_deleted: bool, last_op: str, row: dict) -> dict:
@@ -313,7 +304,7 @@ def test_change_log_rows_of_the_fixtures(pipeline_build: Any, cursor: Any) -> No
         where source_format in {DRS_FORMATS} and table_key like 'fixture_db.%'
         order by table_key, ordering_key""",
     )
-    decoded = decode_json_columns(rows, (*JSON_COLUMNS, *IMAGE_COLUMNS))
+    decoded = decode_json_columns(rows, *JSON_COLUMNS, *IMAGE_COLUMNS)
     assert decoded == EXPECTED_FIXTURE_CHANGES
 
 
@@ -367,7 +358,7 @@ def test_fixture_metadata(pipeline_build: Any, cursor: Any) -> None:
         event_sequence="310",
         source_ts="2023-11-14 22:13:42.000",
     )
-    assert decode_json_columns(rows, ("column_types",)) == [
+    assert decode_json_columns(rows, "column_types") == [
         orders,  # INIT row 0
         orders,  # INIT row 1
         # Oracle: no database; columnType is empty, so the JDBC names of sqlType.

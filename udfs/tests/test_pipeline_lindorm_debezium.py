@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FIXTURES, compiled_inline, query
+from conftest import FIXTURES, compiled_inline, decode_json_columns, query
 from public_landings import PUBLIC
 
 pytestmark = pytest.mark.spark
@@ -44,15 +44,6 @@ def public_samples() -> Path:
     return PUBLIC
 
 
-def decode(rows: list[dict[str, Any]], *columns: str) -> list[dict[str, Any]]:
-    """Thrift returns maps and arrays as JSON text; compare them as Python values."""
-    for row in rows:
-        for column in columns:
-            if row[column] is not None:
-                row[column] = json.loads(row[column])
-    return rows
-
-
 def changes(cursor: Any, table_key: str) -> list[dict[str, Any]]:
     rows = query(
         cursor,
@@ -65,7 +56,7 @@ def changes(cursor: Any, table_key: str) -> list[dict[str, Any]]:
         where table_key = '{table_key}'
         order by ordering_key""",
     )
-    return decode(
+    return decode_json_columns(
         rows, "key_columns", "primary_key", "previous_primary_key", "before_row", "after_row",
         "unset",
     )  # fmt: skip

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import PROJECT_ROOT, keyed_changes, query
+from conftest import PROJECT_ROOT, decode_json_columns, keyed_changes, query
 
 pytestmark = pytest.mark.spark
 
@@ -174,15 +174,6 @@ CHANGE_COLUMNS = f"""
 JSON_COLUMNS = ("primary_key_columns", "primary_key", "previous_primary_key", "before_row")
 
 
-def decode_json_columns(rows: list[dict[str, Any]], columns: tuple[str, ...]) -> list[dict]:
-    """Thrift returns maps and arrays as JSON text; compare them as Python values."""
-    for row in rows:
-        for column in columns:
-            if row[column] is not None:
-                row[column] = json.loads(row[column])
-    return rows
-
-
 def change_log(cursor: Any, source_format: str) -> list[dict[str, Any]]:
     rows = query(
         cursor,
@@ -192,7 +183,7 @@ def change_log(cursor: Any, source_format: str) -> list[dict[str, Any]]:
         where source_format = '{source_format}'
         order by table_key, ordering_key""",
     )
-    return decode_json_columns(rows, (*JSON_COLUMNS, "after_row"))
+    return decode_json_columns(rows, *JSON_COLUMNS, "after_row")
 
 
 def current_state(cursor: Any, source_format: str) -> list[dict[str, Any]]:
@@ -207,7 +198,7 @@ def current_state(cursor: Any, source_format: str) -> list[dict[str, Any]]:
         )
         order by table_key, primary_key""",
     )
-    return decode_json_columns(rows, ("primary_key", "row_data"))
+    return decode_json_columns(rows, "primary_key", "row_data")
 
 
 def state(table_key: str, key: list, deleted: bool, last_op: str, row: dict) -> dict:
