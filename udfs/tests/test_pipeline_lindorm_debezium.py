@@ -6,7 +6,8 @@ an HBase table with a column delete, a SQL table without a declared key, bad mes
 `debezium_json`: the bundled sample (the first lines of Flink's
 debezium-data-schema-exclude.txt), fixtures (PostgreSQL with schemas and Kafka keys, MySQL
 bare and out of order, tombstones, truncate, DDL, transaction markers, a heartbeat, Oracle
-messages that name their table outside `source`, a logical decoding message, the MongoDB
+messages that name their table outside `source`, SQL Server with its hexadecimal LSNs and
+Kafka Connect decimals, a logical decoding message, the MongoDB
 connector's 2.x and 1.x documents, bad messages)
 and public Debezium files of udfs/tests/public_samples/, loaded before the one build. Of the
 Paimon files only scenarios whose tables no other loaded file uses are taken (the others
@@ -295,6 +296,8 @@ def test_debezium_tombstones_markers_ddl_truncate(pipeline_build: Any, cursor: A
         order by kafka_topic desc""",
     )
     assert tombstones == [
+        {"event_kind": "tombstone", "kafka_topic": "server1.testDB.dbo.customers",
+         "kafka_offset": 5},
         {"event_kind": "tombstone", "kafka_topic": "pg.public.orders", "kafka_offset": 14},
         {"event_kind": "tombstone", "kafka_topic": "my.crm.customers", "kafka_offset": 24},
         {"event_kind": "tombstone", "kafka_topic": "fulfillment.mongo_inventory.customers",
