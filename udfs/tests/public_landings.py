@@ -53,6 +53,38 @@ MAXWELL_SETS = {
         for number in (1, 2)
     ],
 }
+FLINK_OGG_DATA = "apache-flink/ogg-data.txt"
+PAIMON_OGG = "apache-paimon/kafka/ogg"
+# GoldenGate sets, tag -> files in topic order, each loaded as the source `ogg_<tag>` (table
+# keys `ogg_<tag>/<schema>.<table>`, every byte as published): the sets reuse OGG.TBL_TEST and
+# PAIMON_SYNC_DATABASE's tables with contradicting contents.
+OGG_SETS = {
+    "seatunnel": ["apache-seatunnel/ogg-data-filter-table.txt"],
+    "paimon_table_schemaevolution": [
+        f"{PAIMON_OGG}/table/schemaevolution/ogg-data-{number}.txt" for number in (1, 2, 3)
+    ],
+    "paimon_table_event": [
+        f"{PAIMON_OGG}/table/event/event-{kind}.txt" for kind in ("insert", "update", "delete")
+    ],
+    "paimon_table_startupmode": [
+        f"{PAIMON_OGG}/table/startupmode/ogg-data-{number}.txt" for number in (1, 2)
+    ],
+    "paimon_table_watermark": [f"{PAIMON_OGG}/table/watermark/ogg-data-1.txt"],
+    "paimon_table_computedcolumn": [f"{PAIMON_OGG}/table/computedcolumn/ogg-data-1.txt"],
+    "paimon_table_metadatacolumn": [f"{PAIMON_OGG}/table/metadatacolumn/ogg-data-1.txt"],
+    "paimon_database_schemaevolution": [
+        f"{PAIMON_OGG}/database/schemaevolution/topic{topic}/ogg-data-{number}.txt"
+        for topic in (0, 1)
+        for number in (1, 2)
+    ],
+    "paimon_database_prefixsuffix": [
+        f"{PAIMON_OGG}/database/prefixsuffix/topic{topic}/ogg-data-{number}.txt"
+        for topic in (0, 1)
+        for number in (1, 2)
+    ],
+    "paimon_database_include": [f"{PAIMON_OGG}/database/include/topic0/ogg-data-1.txt"],
+    "paimon_database_case_insensitive": [f"{PAIMON_OGG}/database/case-insensitive/ogg-data-1.txt"],
+}
 COMMENT_LINE = re.compile(r"^\s*(/\*|\*)")
 DATABASE_FIELD = re.compile(r'("database"\s*:\s*")')
 
@@ -108,6 +140,12 @@ def land_public_samples(cursor: Any, workdir: Path) -> None:
         ]
         target.write_text("\n".join(lines) + "\n", encoding="utf-8")
         load_files(cursor, "maxwell_json", [target])
+    load_files(cursor, "ogg_json", [PUBLIC / FLINK_OGG_DATA])
+    for tag, relatives in OGG_SETS.items():
+        target = workdir / f"ogg_{tag}.jsonl"
+        lines = [line for relative in relatives for line in message_lines(PUBLIC / relative)]
+        target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        load_files(cursor, "ogg_json", [target], source=f"ogg_{tag}")
 
 
 PRODUCT_COLUMNS = ("id", "name", "description", "weight")
