@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import PROJECT_ROOT, keyed_changes, query
+from conftest import PROJECT_ROOT, decode_json_columns, keyed_changes, query
 from public_landings import PUBLIC, as_flink_changelog, product
 
 pytestmark = pytest.mark.spark
@@ -78,15 +78,6 @@ def require_public_samples() -> None:
         pytest.fail(f"the public GoldenGate samples are missing: {PUBLIC} must exist")
 
 
-def decode(rows: list[dict[str, Any]], *columns: str) -> list[dict[str, Any]]:
-    """Thrift returns maps and arrays as JSON text; compare them as Python values."""
-    for row in rows:
-        for column in columns:
-            if row[column] is not None:
-                row[column] = json.loads(row[column])
-    return rows
-
-
 def current_state(cursor: Any, table_filter: str) -> list[dict[str, Any]]:
     """This format's current-state rows: the state the expectations are written for."""
     rows = query(
@@ -97,7 +88,7 @@ def current_state(cursor: Any, table_filter: str) -> list[dict[str, Any]]:
         where last_source_format = 'ogg_json' and ({table_filter})
         order by table_key, primary_key""",
     )
-    return decode(rows, "primary_key", "row_data")
+    return decode_json_columns(rows, "primary_key", "row_data")
 
 
 def live_rows(cursor: Any, table_key: str) -> list[dict[str, Any]]:
@@ -123,7 +114,7 @@ def change_log(cursor: Any, table_key: str) -> list[dict[str, Any]]:
         where source_format = 'ogg_json' and table_key = '{table_key}'
         order by ordering_key""",
     )
-    return decode(
+    return decode_json_columns(
         rows,
         "primary_key_columns",
         "primary_key",
