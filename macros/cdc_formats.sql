@@ -25,5 +25,6 @@
         {'format': 'lindorm_json', 'source': 'lindorm', 'model': 'stg_lindorm__json'},
         {'format': 'debezium_json', 'source': 'debezium', 'model': 'stg_debezium__json'},
         {'format': 'maxwell_json', 'source': 'maxwell', 'model': 'stg_maxwell__json'},
+        {'format': 'aws_dms_json', 'source': 'aws_dms', 'model': 'stg_aws_dms__json'},
     ]) }}
 {%- endmacro %}

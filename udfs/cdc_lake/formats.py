@@ -31,6 +31,7 @@ FORMATS: dict[str, str] = {
     "dts_shareplex_json": "string",
     "canal_json": "string",
     "maxwell_json": "string",
+    "aws_dms_json": "string",
 }
 
 LANDING_COLUMNS: tuple[tuple[str, str], ...] = (

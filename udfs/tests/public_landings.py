@@ -53,8 +53,37 @@ MAXWELL_SETS = {
         for number in (1, 2)
     ],
 }
+PAIMON_DMS = "apache-paimon/kafka/aws-dms"
+# Paimon's AWS DMS sets, tag -> files in topic order, each landed as one file with its
+# `schema-name` tagged (every set writes `test.product` or `paimon_sync_database.t1`...).
+# table/schemaevolution/aws-dms-data-4.txt is replayed alone, as Paimon's testTableFiledValNull
+# reads it.
+DMS_SETS = {
+    "paimon_table_schemaevolution": [
+        f"{PAIMON_DMS}/table/schemaevolution/aws-dms-data-{number}.txt" for number in (1, 2, 3)
+    ],
+    "paimon_table_fieldvalnull": [f"{PAIMON_DMS}/table/schemaevolution/aws-dms-data-4.txt"],
+    "paimon_table_startupmode": [
+        f"{PAIMON_DMS}/table/startupmode/aws-dms-data-{number}.txt" for number in (1, 2)
+    ],
+    "paimon_table_watermark": [f"{PAIMON_DMS}/table/watermark/aws-dms-data-1.txt"],
+    "paimon_table_computedcolumn": [f"{PAIMON_DMS}/table/computedcolumn/aws-dms-data-1.txt"],
+    "paimon_table_metadatacolumn": [f"{PAIMON_DMS}/table/metadatacolumn/aws-dms-data-1.txt"],
+    "paimon_database_schemaevolution": [
+        f"{PAIMON_DMS}/database/schemaevolution/topic{topic}/aws-dms-data-{number}.txt"
+        for topic in (0, 1)
+        for number in (1, 2)
+    ],
+    "paimon_database_prefixsuffix": [
+        f"{PAIMON_DMS}/database/prefixsuffix/topic{topic}/aws-dms-data-{number}.txt"
+        for topic in (0, 1)
+        for number in (1, 2)
+    ],
+    "paimon_database_include": [f"{PAIMON_DMS}/database/include/topic0/aws-dms-data-1.txt"],
+}
 COMMENT_LINE = re.compile(r"^\s*(/\*|\*)")
 DATABASE_FIELD = re.compile(r'("database"\s*:\s*")')
+SCHEMA_NAME_FIELD = re.compile(r'("schema-name"\s*:\s*")')
 
 
 def canal_sets() -> dict[str, list[Path]]:
@@ -85,6 +114,11 @@ def tagged(line: str, tag: str) -> str:
     return DATABASE_FIELD.sub(lambda match: match[1] + tag + "__", line, count=1)
 
 
+def dms_tagged(line: str, tag: str) -> str:
+    """The DMS message with its `schema-name` renamed `<tag>__<schema>`; every other byte as is."""
+    return SCHEMA_NAME_FIELD.sub(lambda match: match[1] + tag + "__", line, count=1)
+
+
 def land_public_samples(cursor: Any, workdir: Path) -> None:
     """Land every public set; when PUBLIC is missing the tests that need it fail, not this."""
     if not PUBLIC.is_dir():
@@ -108,6 +142,15 @@ def land_public_samples(cursor: Any, workdir: Path) -> None:
         ]
         target.write_text("\n".join(lines) + "\n", encoding="utf-8")
         load_files(cursor, "maxwell_json", [target])
+    for tag, relatives in DMS_SETS.items():
+        target = workdir / f"aws_dms_{tag}.jsonl"
+        lines = [
+            dms_tagged(line, tag)
+            for relative in relatives
+            for line in message_lines(PUBLIC / relative)
+        ]
+        target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        load_files(cursor, "aws_dms_json", [target])
 
 
 PRODUCT_COLUMNS = ("id", "name", "description", "weight")
