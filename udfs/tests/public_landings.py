@@ -8,6 +8,7 @@ and maxwell-data.txt with its `database` prefixed by a tag, because the sets reu
 tables with contradicting contents. Of the Paimon Debezium files only scenarios whose tables
 no other Debezium file uses are taken (the schema evolution one as its own source); every
 other byte is as published.
+Every Paimon AWS DMS set is landed the same way, its `schema-name` prefixed by its tag.
 """
 
 from __future__ import annotations

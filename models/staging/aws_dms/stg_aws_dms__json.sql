@@ -138,7 +138,7 @@ checked as (
                 then 'unknown ' || record_type || ' operation ' || source_op
             when coalesce(table_name, '') = '' then source_op || ' without table-name'
             when message_event_kind != 'change' then null
-            when coalesce(cardinality(row_image), 0) = 0 then source_op || ' without data'
+            when row_image is null or cardinality(row_image) = 0 then source_op || ' without data'
         end as message_rejection_reason
 
     from split
@@ -156,7 +156,7 @@ imaged as (
         case
             when
                 change_op = 'update'
-                and (before_image_field is not null or cardinality(before_image_columns) > 0)
+                and (before_image_field is not null or size(before_image_columns) > 0)
                 then map_concat(
                     row_image, before_image_columns, coalesce(before_image_field, map())
                 )
