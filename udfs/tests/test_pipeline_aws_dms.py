@@ -277,7 +277,7 @@ def test_sample_current_state(pipeline_build: Any, cursor: Any) -> None:
     rows = current_state(cursor, "table_key = 'dms_demo.customers'")
     live = [row["row_data"] for row in rows if not row["is_deleted"]]
     assert by_id(live) == [
-        {"id": "1", "name": "Ada L.", "balance": "12.00"},
+        {"id": "1", "name": "Ada L.", "balance": "12.75"},
         {"id": "3", "name": "Edsger", "balance": "7.25"},
     ]
     deleted = [(row["row_data"]["id"], row["last_op"]) for row in rows if row["is_deleted"]]
