@@ -26,5 +26,6 @@
         {'format': 'debezium_json', 'source': 'debezium', 'model': 'stg_debezium__json'},
         {'format': 'maxwell_json', 'source': 'maxwell', 'model': 'stg_maxwell__json'},
         {'format': 'ogg_json', 'source': 'ogg', 'model': 'stg_ogg__json'},
+        {'format': 'aws_dms_json', 'source': 'aws_dms', 'model': 'stg_aws_dms__json'},
     ]) }}
 {%- endmacro %}

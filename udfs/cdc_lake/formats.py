@@ -32,6 +32,7 @@ FORMATS: dict[str, str] = {
     "canal_json": "string",
     "maxwell_json": "string",
     "ogg_json": "string",
+    "aws_dms_json": "string",
 }
 
 LANDING_COLUMNS: tuple[tuple[str, str], ...] = (

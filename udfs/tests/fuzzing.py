@@ -29,6 +29,7 @@ CONTROL_PREFIX = "fuzzctl_"  # the unmutated copies loaded beside them
 NAME_KEYS = frozenset(
     {"db", "database", "dbName", "schema", "schemaName", "namespace", "table", "tableName"}
     | {"coll", "_source_table_", "objectName"}
+    | {"schema-name", "table-name"}  # AWS DMS `metadata`
 )
 HOSTILE_NAMES = (
     "a" * 100_000,

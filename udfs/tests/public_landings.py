@@ -8,6 +8,7 @@ and maxwell-data.txt with its `database` prefixed by a tag, because the sets reu
 tables with contradicting contents. Of the Paimon Debezium files only scenarios whose tables
 no other Debezium file uses are taken (the schema evolution one as its own source); every
 other byte is as published.
+Every Paimon AWS DMS set is landed the same way, its `schema-name` prefixed by its tag.
 """
 
 from __future__ import annotations
@@ -85,8 +86,37 @@ OGG_SETS = {
     "paimon_database_include": [f"{PAIMON_OGG}/database/include/topic0/ogg-data-1.txt"],
     "paimon_database_case_insensitive": [f"{PAIMON_OGG}/database/case-insensitive/ogg-data-1.txt"],
 }
+PAIMON_DMS = "apache-paimon/kafka/aws-dms"
+# Paimon's AWS DMS sets, tag -> files in topic order, each landed as one file with its
+# `schema-name` tagged (every set writes `test.product` or `paimon_sync_database.t1`...).
+# table/schemaevolution/aws-dms-data-4.txt is replayed alone, as Paimon's testTableFiledValNull
+# reads it.
+DMS_SETS = {
+    "paimon_table_schemaevolution": [
+        f"{PAIMON_DMS}/table/schemaevolution/aws-dms-data-{number}.txt" for number in (1, 2, 3)
+    ],
+    "paimon_table_fieldvalnull": [f"{PAIMON_DMS}/table/schemaevolution/aws-dms-data-4.txt"],
+    "paimon_table_startupmode": [
+        f"{PAIMON_DMS}/table/startupmode/aws-dms-data-{number}.txt" for number in (1, 2)
+    ],
+    "paimon_table_watermark": [f"{PAIMON_DMS}/table/watermark/aws-dms-data-1.txt"],
+    "paimon_table_computedcolumn": [f"{PAIMON_DMS}/table/computedcolumn/aws-dms-data-1.txt"],
+    "paimon_table_metadatacolumn": [f"{PAIMON_DMS}/table/metadatacolumn/aws-dms-data-1.txt"],
+    "paimon_database_schemaevolution": [
+        f"{PAIMON_DMS}/database/schemaevolution/topic{topic}/aws-dms-data-{number}.txt"
+        for topic in (0, 1)
+        for number in (1, 2)
+    ],
+    "paimon_database_prefixsuffix": [
+        f"{PAIMON_DMS}/database/prefixsuffix/topic{topic}/aws-dms-data-{number}.txt"
+        for topic in (0, 1)
+        for number in (1, 2)
+    ],
+    "paimon_database_include": [f"{PAIMON_DMS}/database/include/topic0/aws-dms-data-1.txt"],
+}
 COMMENT_LINE = re.compile(r"^\s*(/\*|\*)")
 DATABASE_FIELD = re.compile(r'("database"\s*:\s*")')
+SCHEMA_NAME_FIELD = re.compile(r'("schema-name"\s*:\s*")')
 
 
 def canal_sets() -> dict[str, list[Path]]:
@@ -115,6 +145,11 @@ def message_lines(path: Path) -> list[str]:
 def tagged(line: str, tag: str) -> str:
     """The message with its database renamed `<tag>__<database>`; every other byte as is."""
     return DATABASE_FIELD.sub(lambda match: match[1] + tag + "__", line, count=1)
+
+
+def dms_tagged(line: str, tag: str) -> str:
+    """The DMS message with its `schema-name` renamed `<tag>__<schema>`; every other byte as is."""
+    return SCHEMA_NAME_FIELD.sub(lambda match: match[1] + tag + "__", line, count=1)
 
 
 def land_public_samples(cursor: Any, workdir: Path) -> None:
@@ -146,6 +181,15 @@ def land_public_samples(cursor: Any, workdir: Path) -> None:
         lines = [line for relative in relatives for line in message_lines(PUBLIC / relative)]
         target.write_text("\n".join(lines) + "\n", encoding="utf-8")
         load_files(cursor, "ogg_json", [target], source=f"ogg_{tag}")
+    for tag, relatives in DMS_SETS.items():
+        target = workdir / f"aws_dms_{tag}.jsonl"
+        lines = [
+            dms_tagged(line, tag)
+            for relative in relatives
+            for line in message_lines(PUBLIC / relative)
+        ]
+        target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        load_files(cursor, "aws_dms_json", [target])
 
 
 PRODUCT_COLUMNS = ("id", "name", "description", "weight")
