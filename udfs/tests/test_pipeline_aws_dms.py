@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import PROJECT_ROOT, keyed_changes, query, staged_with_vars
+from conftest import PROJECT_ROOT, decode_json_columns, keyed_changes, query, staged_with_vars
 from public_landings import PUBLIC, product
 
 pytestmark = pytest.mark.spark
@@ -36,15 +36,6 @@ def require_public_samples() -> None:
         pytest.fail(f"the public AWS DMS samples are missing: {PUBLIC} must exist for these tests")
 
 
-def decode(rows: list[dict[str, Any]], *columns: str) -> list[dict[str, Any]]:
-    """Thrift returns maps and arrays as JSON text; compare them as Python values."""
-    for row in rows:
-        for column in columns:
-            if row[column] is not None:
-                row[column] = json.loads(row[column])
-    return rows
-
-
 def current_state(cursor: Any, table_filter: str) -> list[dict[str, Any]]:
     """This format's current-state rows: the state the expectations are written for."""
     rows = query(
@@ -55,7 +46,7 @@ def current_state(cursor: Any, table_filter: str) -> list[dict[str, Any]]:
         where last_source_format = 'aws_dms_json' and ({table_filter})
         order by table_key, primary_key""",
     )
-    return decode(rows, "primary_key", "row_data")
+    return decode_json_columns(rows, "primary_key", "row_data")
 
 
 def by_id(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -83,7 +74,7 @@ def change_log(cursor: Any, table_key: str) -> list[dict[str, Any]]:
         where source_format = 'aws_dms_json' and table_key = '{table_key}'
         order by ordering_key""",
     )
-    return decode(
+    return decode_json_columns(
         rows,
         "primary_key_columns",
         "primary_key",
