@@ -105,6 +105,54 @@ def decode_json_columns(rows: list[dict[str, Any]], *columns: str) -> list[dict[
     return rows
 
 
+CURRENT_STATE = "cdc_lake.cdc_current_state"
+
+
+def format_current_state(
+    cursor: Any, source_formats: tuple[str, ...], table_filter: str
+) -> list[dict[str, Any]]:
+    """The current-state rows last changed by these formats that match `table_filter`, in
+    (table, key) order: the state a format's expectations are written for."""
+    formats = ", ".join(f"'{source_format}'" for source_format in source_formats)
+    rows = query(
+        cursor,
+        f"""
+        select table_key, primary_key, is_deleted, last_op, to_json(row_data) as row_data
+        from {CURRENT_STATE}
+        where last_source_format in ({formats}) and ({table_filter})
+        order by table_key, primary_key""",
+    )
+    return decode_json_columns(rows, "primary_key", "row_data")
+
+
+def format_live_rows(
+    cursor: Any, source_formats: tuple[str, ...], table_key: str
+) -> list[dict[str, Any]]:
+    """The live rows of one table, by their `id` (`ID`; the public sets' key), then text."""
+    rows = format_current_state(
+        cursor, source_formats, f"table_key = '{table_key}' and not is_deleted"
+    )
+    return sorted(
+        (row["row_data"] for row in rows),
+        key=lambda data: (int(data.get("id", data.get("ID", 0))), json.dumps(data)),
+    )
+
+
+def assert_nodes_built(pipeline_build: Any, word: str, *required: str) -> None:
+    """The session build ran each `required` node, and every node whose name has `word`,
+    successfully: a module checks its own format's nodes, other formats' are theirs."""
+    assert pipeline_build.result is not None, pipeline_build.exception
+    by_name = {result.node.name: result for result in pipeline_build.result.results}
+    for name in required:
+        assert by_name[name].status in ("success", "pass"), (name, by_name[name].status)
+    failing = {
+        name: result.status
+        for name, result in by_name.items()
+        if word in name and result.status not in ("success", "pass")
+    }
+    assert failing == {}
+
+
 def dbt_target_path() -> Path:
     """Where this session's dbt writes manifest.json, catalog.json and compiled SQL."""
     return Path(os.environ["DBT_TARGET_PATH"])

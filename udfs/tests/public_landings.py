@@ -17,6 +17,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from cdc_lake.loader import load_files
 
 PUBLIC = Path(__file__).resolve().parent / "public_samples"
@@ -117,6 +119,15 @@ DMS_SETS = {
 COMMENT_LINE = re.compile(r"^\s*(/\*|\*)")
 DATABASE_FIELD = re.compile(r'("database"\s*:\s*")')
 SCHEMA_NAME_FIELD = re.compile(r'("schema-name"\s*:\s*")')
+
+
+def require_public_samples(what: str) -> None:
+    """Fail, not skip: a missing public set would otherwise pass its tests unseen."""
+    if not PUBLIC.is_dir():
+        pytest.fail(
+            f"the public {what} samples are missing: {PUBLIC} (bundled with the tests, "
+            "with their SOURCES.md) must exist for these tests"
+        )
 
 
 def canal_sets() -> dict[str, list[Path]]:

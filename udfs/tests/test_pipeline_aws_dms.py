@@ -16,13 +16,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import PROJECT_ROOT, decode_json_columns, keyed_changes, query, staged_with_vars
-from public_landings import PUBLIC, product
+from conftest import (
+    PROJECT_ROOT,
+    assert_nodes_built,
+    decode_json_columns,
+    format_current_state,
+    format_live_rows,
+    keyed_changes,
+    query,
+    staged_with_vars,
+)
+from public_landings import product, require_public_samples
 
 pytestmark = pytest.mark.spark
 
+MY_FORMATS = ("aws_dms_json",)
 CHANGE_LOG = "cdc_lake_intermediate.int_cdc__change_log"
-CURRENT_STATE = "cdc_lake.cdc_current_state"
 STAGING = "cdc_lake_staging.stg_aws_dms__json"
 MICROS = "yyyy-MM-dd HH:mm:ss.SSSSSS"
 FIXTURES = PROJECT_ROOT / "udfs/tests/fixtures/aws_dms_json"
@@ -30,34 +39,9 @@ BIG = {"id": "3", "status": "new", "amount": "12345678901234567890.123", "note":
 DRILLS = ("12-pack drill bits", "12-pack of drill bits with sizes ranging from #40 to #3")
 
 
-def require_public_samples() -> None:
-    """Fail, not skip: a missing public set would otherwise pass these tests unseen."""
-    if not PUBLIC.is_dir():
-        pytest.fail(f"the public AWS DMS samples are missing: {PUBLIC} must exist for these tests")
-
-
-def current_state(cursor: Any, table_filter: str) -> list[dict[str, Any]]:
-    """This format's current-state rows: the state the expectations are written for."""
-    rows = query(
-        cursor,
-        f"""
-        select table_key, primary_key, is_deleted, last_op, to_json(row_data) as row_data
-        from {CURRENT_STATE}
-        where last_source_format = 'aws_dms_json' and ({table_filter})
-        order by table_key, primary_key""",
-    )
-    return decode_json_columns(rows, "primary_key", "row_data")
-
-
 def by_id(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Rows sorted by their `id` (the public sets' key), then by their text."""
     return sorted(rows, key=lambda data: (int(data.get("id", 0)), json.dumps(data)))
-
-
-def live_rows(cursor: Any, table_key: str) -> list[dict[str, Any]]:
-    """The live rows of a table."""
-    rows = current_state(cursor, f"table_key = '{table_key}' and not is_deleted")
-    return by_id([row["row_data"] for row in rows])
 
 
 def change_log(cursor: Any, table_key: str) -> list[dict[str, Any]]:
@@ -117,16 +101,7 @@ def keyed_live_rows(
 
 
 def test_build_succeeds_for_the_aws_dms_nodes(pipeline_build: Any) -> None:
-    assert pipeline_build.result is not None, pipeline_build.exception
-    by_name = {result.node.name: result for result in pipeline_build.result.results}
-    for name in ("stg_aws_dms__json", "aws_dms__op_codes"):
-        assert by_name[name].status in ("success", "pass"), (name, by_name[name].status)
-    failing = {
-        name: result.status
-        for name, result in by_name.items()
-        if "aws_dms" in name and result.status not in ("success", "pass")
-    }
-    assert failing == {}
+    assert_nodes_built(pipeline_build, "aws_dms", "stg_aws_dms__json", "aws_dms__op_codes")
 
 
 # ---------------------------------------------------------------- public sets (Paimon)
@@ -137,8 +112,8 @@ def test_paimon_table_schema_evolution_final_state(pipeline_build: Any, cursor: 
     # file 3: 102, 103 (age 18), 104 (age 24), 105 (address Beijing), 107. Every record of the
     # set has one timestamp: file order orders them. Keyed by the whole row (no var), 101's
     # delete sends the row its insert did, and 105's update its BI_ image of every column.
-    require_public_samples()
-    assert live_rows(cursor, "paimon_table_schemaevolution__test.product") == [
+    require_public_samples("AWS DMS")
+    assert format_live_rows(cursor, MY_FORMATS, "paimon_table_schemaevolution__test.product") == [
         product("102", "car battery", "12V car battery", "8.1"),
         product("103", *DRILLS, "0.8", age="18"),
         product("104", "hammer", "12oz carpenter's hammer", "0.75", age="24"),
@@ -148,7 +123,7 @@ def test_paimon_table_schema_evolution_final_state(pipeline_build: Any, cursor: 
 
 
 def test_paimon_bi_columns_are_the_update_before_image(pipeline_build: Any, cursor: Any) -> None:
-    require_public_samples()
+    require_public_samples("AWS DMS")
     rows = change_log(cursor, "paimon_table_schemaevolution__test.product")
     [update] = [row for row in rows if row["op"] == "update"]
     assert update["before_row"] == product(
@@ -174,8 +149,8 @@ def test_paimon_bi_columns_are_the_update_before_image(pipeline_build: Any, curs
 def test_paimon_null_field_value(pipeline_build: Any, cursor: Any) -> None:
     # KafkaSyncTableActionITCase#testTableFiledValNull: data-4 alone gives 103 with a NULL
     # weight and 104.
-    require_public_samples()
-    assert live_rows(cursor, "paimon_table_fieldvalnull__test.product") == [
+    require_public_samples("AWS DMS")
+    assert format_live_rows(cursor, MY_FORMATS, "paimon_table_fieldvalnull__test.product") == [
         product("103", *DRILLS, None),
         product("104", "hammer", "12oz carpenter's hammer", "0.75"),
     ]
@@ -185,17 +160,20 @@ def test_paimon_startup_mode_and_other_table_sets(pipeline_build: Any, cursor: A
     # testStarUpOptionEarliest / Group: both files read, 101 to 104; the computed and metadata
     # column sets' one row (the computed `_year` and Kafka metadata columns are Paimon's
     # additions, not the message's); the watermark set's two rows (derived).
-    require_public_samples()
-    assert live_rows(cursor, "paimon_table_startupmode__test.product") == [
+    require_public_samples("AWS DMS")
+    assert format_live_rows(cursor, MY_FORMATS, "paimon_table_startupmode__test.product") == [
         product("101", "scooter", "Small 2-wheel scooter", "3.14"),
         product("102", "car battery", "12V car battery", "8.1"),
         product("103", *DRILLS, "0.8"),
         product("104", "hammer", "12oz carpenter's hammer", "0.75"),
     ]
     for tag in ("computedcolumn", "metadatacolumn"):
-        rows = live_rows(cursor, f"paimon_table_{tag}__test.product")
+        rows = format_live_rows(cursor, MY_FORMATS, f"paimon_table_{tag}__test.product")
         assert rows == [{"_id": "101", "_date": "2023-03-23"}]
-    assert [row["id"] for row in live_rows(cursor, "paimon_table_watermark__test.product")] == [
+    assert [
+        row["id"]
+        for row in format_live_rows(cursor, MY_FORMATS, "paimon_table_watermark__test.product")
+    ] == [
         "101",
         "102",
     ]
@@ -206,7 +184,7 @@ def test_paimon_database_sets_with_the_key_paimon_declares(
 ) -> None:
     # KafkaAWSDMSSyncDatabaseActionITCase declares primary key `id` (DMS sends none): with the
     # var, each second file's rows replace the first's (EXPECTED.md's replay rule).
-    require_public_samples()
+    require_public_samples("AWS DMS")
     evolution = "paimon_database_schemaevolution__paimon_sync_database"
     affix = "paimon_database_prefixsuffix__paimon_sync_database"
     tables = [f"{evolution}.t1", f"{evolution}.t2", f"{affix}.t1", f"{affix}.t2"]
@@ -235,9 +213,9 @@ def test_paimon_database_sets_keyed_by_the_whole_row(pipeline_build: Any, cursor
     # Without the var (the session's build), a row re-sent with a new column is another key:
     # the documented default, as Paimon's own result for a table without a key (its
     # Debezium variant of this test) shows.
-    require_public_samples()
+    require_public_samples("AWS DMS")
     evolution = "paimon_database_schemaevolution__paimon_sync_database"
-    assert live_rows(cursor, f"{evolution}.t2") == by_id(
+    assert format_live_rows(cursor, MY_FORMATS, f"{evolution}.t2") == by_id(
         [
             product("103", *DRILLS, "0.8"),
             product("103", *DRILLS, "0.8", address="Beijing"),
@@ -265,7 +243,7 @@ def test_paimon_database_sets_keyed_by_the_whole_row(pipeline_build: Any, cursor
 
 
 def test_sample_current_state(pipeline_build: Any, cursor: Any) -> None:
-    rows = current_state(cursor, "table_key = 'dms_demo.customers'")
+    rows = format_current_state(cursor, MY_FORMATS, "table_key = 'dms_demo.customers'")
     live = [row["row_data"] for row in rows if not row["is_deleted"]]
     assert by_id(live) == [
         {"id": "1", "name": "Ada L.", "balance": "12.75"},
@@ -309,7 +287,7 @@ def test_fixture_orders_change_log(pipeline_build: Any, cursor: Any) -> None:
 
 
 def test_fixture_orders_current_state(pipeline_build: Any, cursor: Any) -> None:
-    assert live_rows(cursor, "dms_fx.orders") == [
+    assert format_live_rows(cursor, MY_FORMATS, "dms_fx.orders") == [
         {"id": "1", "status": "new", "amount": "10.500", "note": "gift"},
         {"id": "20", "status": "shipped", "amount": "20.25", "note": "b"},
     ]
@@ -324,14 +302,14 @@ def test_records_of_one_timestamp_keep_their_delivery_order(
         ("update", "2"),
         ("update", "3"),
     ]
-    assert live_rows(cursor, "dms_fx.items") == [{"sku": "a", "qty": "3"}]
+    assert format_live_rows(cursor, MY_FORMATS, "dms_fx.items") == [{"sku": "a", "qty": "3"}]
 
 
 def test_a_table_needs_its_key_declared(pipeline_build: Any, cursor: Any, tmp_path: Path) -> None:
     # PostgreSQL's default replica identity: an empty before image, a delete with only the
     # key. Keyed by the whole row (no var), the update looks like a new row and the delete
     # ends nothing; with the key declared the row is updated, then deleted.
-    assert len(live_rows(cursor, "dms_fx.accounts")) == 2
+    assert len(format_live_rows(cursor, MY_FORMATS, "dms_fx.accounts")) == 2
     declared = {"aws_dms_json_primary_keys": {"dms_fx.accounts": ["id"]}}
     rows = keyed_changes(cursor, "stg_aws_dms__json", "dms_fx.accounts", declared, tmp_path)
     assert [(row["op"], row["primary_key"], row["previous_primary_key"]) for row in rows] == [

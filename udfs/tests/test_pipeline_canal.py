@@ -23,7 +23,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import PROJECT_ROOT, decode_json_columns, keyed_changes, query, staged_with_vars
+from conftest import (
+    PROJECT_ROOT,
+    assert_nodes_built,
+    decode_json_columns,
+    keyed_changes,
+    query,
+    staged_with_vars,
+)
 from public_landings import (
     FLINK_CANAL_DATA,
     FLINK_PRODUCTS_CHANGELOG,
@@ -33,6 +40,7 @@ from public_landings import (
     canal_sets,
     message_lines,
     product,
+    require_public_samples,
     tagged,
 )
 
@@ -42,14 +50,6 @@ CHANGE_LOG = "cdc_lake_intermediate.int_cdc__change_log"
 CURRENT_STATE = "cdc_lake.cdc_current_state"
 MY_FORMATS = "('canal_json', 'dts_canal_json')"
 MS = "yyyy-MM-dd HH:mm:ss.SSS"
-
-
-def require_public_samples() -> None:
-    if not PUBLIC.is_dir():
-        pytest.fail(
-            f"the public Canal samples are missing: {PUBLIC} (bundled with the tests, "
-            "with their SOURCES.md) must exist for these tests"
-        )
 
 
 def current_state(cursor: Any, table_filter: str) -> list[dict[str, Any]]:
@@ -75,23 +75,15 @@ def live_rows(cursor: Any, table_key: str) -> list[dict[str, Any]]:
 def test_build_succeeds_and_runs_both_dts_layout_unit_tests(
     pipeline_build: Any, cursor: Any
 ) -> None:
-    # Only this module's nodes: other formats' results are their tests' business.
-    assert pipeline_build.result is not None, pipeline_build.exception
-    by_name = {result.node.name: result for result in pipeline_build.result.results}
-    for name in (
+    assert_nodes_built(
+        pipeline_build,
+        "canal",
         "stg_canal__json",
         "stg_aliyun_dts__canal_json",
         "canal__op_codes",
         "dts_canal_json_current_layout",
         "dts_canal_json_legacy_layout",
-    ):
-        assert by_name[name].status in ("success", "pass"), (name, by_name[name].status)
-    failing = {
-        name: result.status
-        for name, result in by_name.items()
-        if ("canal" in name) and result.status not in ("success", "pass")
-    }
-    assert failing == {}
+    )
 
 
 # ---------------------------------------------------------------- Flink canal-data.txt
@@ -127,7 +119,7 @@ def change_log(cursor: Any, table_key: str) -> list[dict[str, Any]]:
 
 
 def test_flink_canal_data_gives_flinks_changelog(pipeline_build: Any, cursor: Any) -> None:
-    require_public_samples()
+    require_public_samples("Canal")
     rows = change_log(cursor, "inventory.products2")
     assert as_flink_changelog(rows) == FLINK_PRODUCTS_CHANGELOG
     # The first rows come from the bundled sample (the file's first five messages): the
@@ -168,7 +160,7 @@ def test_flink_canal_data_gives_flinks_changelog(pipeline_build: Any, cursor: An
 
 
 def test_flink_canal_data_final_state(pipeline_build: Any, cursor: Any) -> None:
-    require_public_samples()
+    require_public_samples("Canal")
     assert live_rows(cursor, "inventory.products2") == FLINK_PRODUCTS_FINAL_STATE
     deleted = current_state(cursor, "table_key = 'inventory.products2' and is_deleted")
     assert [(row["primary_key"], row["last_op"]) for row in deleted] == [
@@ -179,7 +171,7 @@ def test_flink_canal_data_final_state(pipeline_build: Any, cursor: Any) -> None:
 
 
 def test_flink_canal_data_with_init_rows(pipeline_build: Any, cursor: Any) -> None:
-    require_public_samples()
+    require_public_samples("Canal")
     rows = change_log(cursor, "flink_init__inventory.products2")
     # INIT rows are snapshots; Flink emits them as +I, and the changelog is otherwise the
     # same except that 106 had no description before its update ("old": {"description":
@@ -215,7 +207,7 @@ def test_flink_canal_data_with_init_rows(pipeline_build: Any, cursor: Any) -> No
 
 
 def test_seatunnel_canal_data_final_state(pipeline_build: Any, cursor: Any) -> None:
-    require_public_samples()
+    require_public_samples("Canal")
     # The same changes on mydb.product, mixed with other tables and DDL; the UPDATE and the
     # DELETE of 111 share es, ts and id: the position in the topic orders them.
     assert live_rows(cursor, "seatunnel__mydb.product") == FLINK_PRODUCTS_FINAL_STATE
@@ -269,7 +261,7 @@ def replay(lines: list[str]) -> tuple[dict[tuple[str, tuple], tuple[dict, bool]]
 def test_every_public_canal_set_ends_in_the_state_its_replay_implies(
     pipeline_build: Any, cursor: Any
 ) -> None:
-    require_public_samples()
+    require_public_samples("Canal")
     sets = {"": [PUBLIC / FLINK_CANAL_DATA], **canal_sets()}
     for tag, paths in sets.items():
         lines = [tagged(line, tag) if tag else line for p in paths for line in message_lines(p)]
@@ -286,7 +278,7 @@ def test_every_public_canal_set_ends_in_the_state_its_replay_implies(
 
 
 def test_public_sets_reject_only_incomplete_messages(pipeline_build: Any, cursor: Any) -> None:
-    require_public_samples()
+    require_public_samples("Canal")
     expected = []
     for tag, paths in canal_sets().items():
         lines = [tagged(line, tag) for path in paths for line in message_lines(path)]
@@ -311,7 +303,7 @@ def test_public_sets_reject_only_incomplete_messages(pipeline_build: Any, cursor
 
 
 def test_paimon_schema_evolution_state(pipeline_build: Any, cursor: Any) -> None:
-    require_public_samples()
+    require_public_samples("Canal")
     # Paimon merges schema_evolution_1 and _2 into one table; each is its own table here.
     # EXPECTED.md, "after 5": [pt, _id, v1, v2], and v4/v5 of rows 4 and 9.
     rows = [
@@ -347,7 +339,7 @@ def test_paimon_schema_evolution_state(pipeline_build: Any, cursor: Any) -> None
 
 
 def test_paimon_events_and_audit_time_state(pipeline_build: Any, cursor: Any) -> None:
-    require_public_samples()
+    require_public_samples("Canal")
     # event-row, -insert, -update, -delete touch three source tables (Paimon merges them).
     prefix = "paimon_table_event__paimon_sync_table"
     assert [r["v1"] for r in live_rows(cursor, f"{prefix}.event")] == ["one", "two", "four"]

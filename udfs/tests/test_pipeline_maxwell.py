@@ -16,50 +16,30 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import PROJECT_ROOT, decode_json_columns, keyed_changes, query
+from conftest import (
+    PROJECT_ROOT,
+    assert_nodes_built,
+    decode_json_columns,
+    format_current_state,
+    format_live_rows,
+    keyed_changes,
+    query,
+)
 from public_landings import (
     FLINK_PRODUCTS_CHANGELOG,
     FLINK_PRODUCTS_FINAL_STATE,
-    PUBLIC,
     as_flink_changelog,
     product,
+    require_public_samples,
 )
 
 pytestmark = pytest.mark.spark
 
+MY_FORMATS = ("maxwell_json",)
 CHANGE_LOG = "cdc_lake_intermediate.int_cdc__change_log"
-CURRENT_STATE = "cdc_lake.cdc_current_state"
 STAGING = "cdc_lake_staging.stg_maxwell__json"
 MS = "yyyy-MM-dd HH:mm:ss.SSS"
 FIXTURES = PROJECT_ROOT / "udfs/tests/fixtures/maxwell_json"
-
-
-def require_public_samples() -> None:
-    """Fail, not skip: a missing public set would otherwise pass these tests unseen."""
-    if not PUBLIC.is_dir():
-        pytest.fail(f"the public Maxwell samples are missing: {PUBLIC} must exist for these tests")
-
-
-def current_state(cursor: Any, table_filter: str) -> list[dict[str, Any]]:
-    """This format's current-state rows: the state the expectations are written for."""
-    rows = query(
-        cursor,
-        f"""
-        select table_key, primary_key, is_deleted, last_op, to_json(row_data) as row_data
-        from {CURRENT_STATE}
-        where last_source_format = 'maxwell_json' and ({table_filter})
-        order by table_key, primary_key""",
-    )
-    return decode_json_columns(rows, "primary_key", "row_data")
-
-
-def live_rows(cursor: Any, table_key: str) -> list[dict[str, Any]]:
-    """The live rows of a table, by their `id` (the public sets' key) or key text."""
-    rows = current_state(cursor, f"table_key = '{table_key}' and not is_deleted")
-    return sorted(
-        (row["row_data"] for row in rows),
-        key=lambda data: (int(data["id"]) if "id" in data else 0, json.dumps(data)),
-    )
 
 
 def change_log(cursor: Any, table_key: str) -> list[dict[str, Any]]:
@@ -89,23 +69,14 @@ def change_log(cursor: Any, table_key: str) -> list[dict[str, Any]]:
 
 
 def test_build_succeeds_for_the_maxwell_nodes(pipeline_build: Any) -> None:
-    assert pipeline_build.result is not None, pipeline_build.exception
-    by_name = {result.node.name: result for result in pipeline_build.result.results}
-    for name in ("stg_maxwell__json", "maxwell__op_codes"):
-        assert by_name[name].status in ("success", "pass"), (name, by_name[name].status)
-    failing = {
-        name: result.status
-        for name, result in by_name.items()
-        if "maxwell" in name and result.status not in ("success", "pass")
-    }
-    assert failing == {}
+    assert_nodes_built(pipeline_build, "maxwell", "stg_maxwell__json", "maxwell__op_codes")
 
 
 # ---------------------------------------------------------------- public sets
 
 
 def test_flink_maxwell_data_gives_the_asserted_changelog(pipeline_build: Any, cursor: Any) -> None:
-    require_public_samples()
+    require_public_samples("Maxwell")
     rows = change_log(cursor, "test.product")
     assert as_flink_changelog(rows) == FLINK_PRODUCTS_CHANGELOG
     # The file sends no primary_key_columns: every column, sorted by name, is the key.
@@ -129,18 +100,23 @@ def test_flink_maxwell_data_gives_the_asserted_changelog(pipeline_build: Any, cu
 
 
 def test_flink_maxwell_data_final_state(pipeline_build: Any, cursor: Any) -> None:
-    require_public_samples()
-    assert live_rows(cursor, "test.product") == FLINK_PRODUCTS_FINAL_STATE
+    require_public_samples("Maxwell")
+    assert format_live_rows(cursor, MY_FORMATS, "test.product") == FLINK_PRODUCTS_FINAL_STATE
 
 
 def test_seatunnel_maxwell_data_with_key_columns(pipeline_build: Any, cursor: Any) -> None:
-    require_public_samples()
+    require_public_samples("Maxwell")
     rows = change_log(cursor, "seatunnel__test.product")
     assert as_flink_changelog(rows) == FLINK_PRODUCTS_CHANGELOG
     assert {json.dumps(row["primary_key_columns"]) for row in rows} == {'["id"]'}
     assert all(row["previous_primary_key"] is None for row in rows)
-    assert live_rows(cursor, "seatunnel__test.product") == FLINK_PRODUCTS_FINAL_STATE
-    deleted = current_state(cursor, "table_key = 'seatunnel__test.product' and is_deleted")
+    assert (
+        format_live_rows(cursor, MY_FORMATS, "seatunnel__test.product")
+        == FLINK_PRODUCTS_FINAL_STATE
+    )
+    deleted = format_current_state(
+        cursor, MY_FORMATS, "table_key = 'seatunnel__test.product' and is_deleted"
+    )
     assert [(row["primary_key"], row["last_op"]) for row in deleted] == [
         (["102"], "delete"),
         (["103"], "delete"),
@@ -152,8 +128,8 @@ def test_paimon_table_schema_evolution_final_state(pipeline_build: Any, cursor: 
     # EXPECTED.md section 5, after file 3: 102, 103 (age 18), 104 (age 24), 105 (address
     # Beijing), 107. 101's delete repeats the insert's xid and xoffset: delivery order
     # (its file comes later) puts it last.
-    require_public_samples()
-    assert live_rows(cursor, "paimon_table_schemaevolution__test.product") == [
+    require_public_samples("Maxwell")
+    assert format_live_rows(cursor, MY_FORMATS, "paimon_table_schemaevolution__test.product") == [
         product("102", "car battery", "12V car battery", "8.1"),
         product(
             "103",
@@ -171,16 +147,16 @@ def test_paimon_table_schema_evolution_final_state(pipeline_build: Any, cursor: 
 def test_paimon_database_schema_evolution_final_state(pipeline_build: Any, cursor: Any) -> None:
     # Derived (EXPECTED.md's replay rule: an insert upserts its row): t1 gains `age` on 103
     # and 104, t2's second file re-inserts 103 and 104 with an address.
-    require_public_samples()
+    require_public_samples("Maxwell")
     drills = ("12-pack drill bits", "12-pack of drill bits with sizes ranging from #40 to #3")
     prefix = "paimon_database_schemaevolution__paimon_sync_database"
-    assert live_rows(cursor, f"{prefix}.t1") == [
+    assert format_live_rows(cursor, MY_FORMATS, f"{prefix}.t1") == [
         product("101", "scooter", "Small 2-wheel scooter", "3.14"),
         product("102", "car battery", "12V car battery", "8.1"),
         product("103", *drills, "0.8", age="19"),
         product("104", "hammer", "12oz carpenter's hammer", "0.75", age="25"),
     ]
-    assert live_rows(cursor, f"{prefix}.t2") == [
+    assert format_live_rows(cursor, MY_FORMATS, f"{prefix}.t2") == [
         product("103", *drills, "0.8", address="Beijing"),
         product("104", "hammer", "12oz carpenter's hammer", "0.75", address="Shanghai"),
     ]
@@ -230,7 +206,7 @@ def test_fixture_orders_change_log(pipeline_build: Any, cursor: Any) -> None:
 
 
 def test_fixture_orders_current_state(pipeline_build: Any, cursor: Any) -> None:
-    rows = current_state(cursor, "table_key = 'mxw_shop.orders'")
+    rows = format_current_state(cursor, MY_FORMATS, "table_key = 'mxw_shop.orders'")
     assert [(row["primary_key"], row["is_deleted"]) for row in rows if not row["is_deleted"]] == [
         (["1"], False),
         (["20"], False),
@@ -252,7 +228,7 @@ def test_a_transaction_delivered_backwards_ends_at_its_commit_row(
         ("update", "2"),
         ("update", "3"),
     ]
-    assert live_rows(cursor, "mxw_shop.items") == [{"sku": "a", "qty": "3"}]
+    assert format_live_rows(cursor, MY_FORMATS, "mxw_shop.items") == [{"sku": "a", "qty": "3"}]
 
 
 def test_a_table_without_key_columns_is_keyed_by_the_whole_row(

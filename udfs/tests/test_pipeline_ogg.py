@@ -13,18 +13,25 @@ sets EXPECTED.md gives no state for are checked against its replay rule).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import PROJECT_ROOT, decode_json_columns, keyed_changes, query
-from public_landings import PUBLIC, as_flink_changelog, product
+from conftest import (
+    PROJECT_ROOT,
+    assert_nodes_built,
+    decode_json_columns,
+    format_current_state,
+    format_live_rows,
+    keyed_changes,
+    query,
+)
+from public_landings import as_flink_changelog, product, require_public_samples
 
 pytestmark = pytest.mark.spark
 
+MY_FORMATS = ("ogg_json",)
 CHANGE_LOG = "cdc_lake_intermediate.int_cdc__change_log"
-CURRENT_STATE = "cdc_lake.cdc_current_state"
 STAGING = "cdc_lake_staging.stg_ogg__json"
 MS = "yyyy-MM-dd HH:mm:ss.SSS"
 FIXTURES = PROJECT_ROOT / "udfs/tests/fixtures/ogg_json"
@@ -72,34 +79,6 @@ FLINK_OGG_FINAL_STATE = [
 DRILLS = ("12-pack drill bits", "12-pack of drill bits with sizes ranging from #40 to #3")
 
 
-def require_public_samples() -> None:
-    """Fail, not skip: a missing public set would otherwise pass these tests unseen."""
-    if not PUBLIC.is_dir():
-        pytest.fail(f"the public GoldenGate samples are missing: {PUBLIC} must exist")
-
-
-def current_state(cursor: Any, table_filter: str) -> list[dict[str, Any]]:
-    """This format's current-state rows: the state the expectations are written for."""
-    rows = query(
-        cursor,
-        f"""
-        select table_key, primary_key, is_deleted, last_op, to_json(row_data) as row_data
-        from {CURRENT_STATE}
-        where last_source_format = 'ogg_json' and ({table_filter})
-        order by table_key, primary_key""",
-    )
-    return decode_json_columns(rows, "primary_key", "row_data")
-
-
-def live_rows(cursor: Any, table_key: str) -> list[dict[str, Any]]:
-    """The live rows of a table, by their `id` (the public sets' key) or key text."""
-    rows = current_state(cursor, f"table_key = '{table_key}' and not is_deleted")
-    return sorted(
-        (row["row_data"] for row in rows),
-        key=lambda data: (int(data.get("id", data.get("ID", 0))), json.dumps(data)),
-    )
-
-
 def change_log(cursor: Any, table_key: str) -> list[dict[str, Any]]:
     """One table's changes in ordering_key order: the order every later model applies."""
     rows = query(
@@ -128,23 +107,14 @@ def change_log(cursor: Any, table_key: str) -> list[dict[str, Any]]:
 
 
 def test_build_succeeds_for_the_ogg_nodes(pipeline_build: Any) -> None:
-    assert pipeline_build.result is not None, pipeline_build.exception
-    by_name = {result.node.name: result for result in pipeline_build.result.results}
-    for name in ("stg_ogg__json", "ogg__op_codes"):
-        assert by_name[name].status in ("success", "pass"), (name, by_name[name].status)
-    failing = {
-        name: result.status
-        for name, result in by_name.items()
-        if "ogg" in name and result.status not in ("success", "pass")
-    }
-    assert failing == {}
+    assert_nodes_built(pipeline_build, "ogg", "stg_ogg__json", "ogg__op_codes")
 
 
 # ---------------------------------------------------------------- public sets
 
 
 def test_flink_ogg_data_gives_the_asserted_changelog(pipeline_build: Any, cursor: Any) -> None:
-    require_public_samples()
+    require_public_samples("GoldenGate")
     rows = change_log(cursor, "ogg.tbl_test")
     assert as_flink_changelog(rows) == FLINK_OGG_CHANGELOG
     # Line 1's metadata as Flink's test reads it: table OGG.TBL_TEST, primary_keys [id],
@@ -178,24 +148,28 @@ def test_pos_orders_where_op_ts_goes_backwards(pipeline_build: Any, cursor: Any)
 
 
 def test_flink_ogg_data_final_state(pipeline_build: Any, cursor: Any) -> None:
-    require_public_samples()
-    assert live_rows(cursor, "ogg.tbl_test") == FLINK_OGG_FINAL_STATE
-    deleted = current_state(cursor, "table_key = 'ogg.tbl_test' and is_deleted")
+    require_public_samples("GoldenGate")
+    assert format_live_rows(cursor, MY_FORMATS, "ogg.tbl_test") == FLINK_OGG_FINAL_STATE
+    deleted = format_current_state(cursor, MY_FORMATS, "table_key = 'ogg.tbl_test' and is_deleted")
     assert [(row["primary_key"], row["last_op"]) for row in deleted] == [(["111"], "delete")]
 
 
 def test_seatunnel_ogg_data(pipeline_build: Any, cursor: Any) -> None:
-    require_public_samples()
+    require_public_samples("GoldenGate")
     rows = change_log(cursor, "ogg_seatunnel/ogg.tbl_test")
     assert as_flink_changelog(rows) == FLINK_OGG_CHANGELOG
-    assert live_rows(cursor, "ogg_seatunnel/ogg.tbl_test") == FLINK_OGG_FINAL_STATE
+    assert (
+        format_live_rows(cursor, MY_FORMATS, "ogg_seatunnel/ogg.tbl_test") == FLINK_OGG_FINAL_STATE
+    )
 
 
 def test_paimon_table_schema_evolution_final_state(pipeline_build: Any, cursor: Any) -> None:
     # EXPECTED.md section 5, after file 3: 102, 103 (age 18), 104 (age 24), 105 (address
     # Beijing), 107. File 3 is out of pos order (147, 158, 152, 149): pos orders it.
-    require_public_samples()
-    assert live_rows(cursor, "ogg_paimon_table_schemaevolution/ogg.tbl_test") == [
+    require_public_samples("GoldenGate")
+    assert format_live_rows(
+        cursor, MY_FORMATS, "ogg_paimon_table_schemaevolution/ogg.tbl_test"
+    ) == [
         product("102", "car battery", "12V car battery", "8.1"),
         product("103", *DRILLS, "0.8", age="18"),
         product("104", "hammer", "12oz carpenter's hammer", "0.75", age="24"),
@@ -210,22 +184,24 @@ def test_paimon_table_schema_evolution_final_state(pipeline_build: Any, cursor: 
 
 def test_paimon_table_sets_by_the_replay_rule(pipeline_build: Any, cursor: Any) -> None:
     # No state in EXPECTED.md: its replay rule (insert and update upsert, delete removes).
-    require_public_samples()
-    assert live_rows(cursor, "ogg_paimon_table_event/ogg.event") == [
+    require_public_samples("GoldenGate")
+    assert format_live_rows(cursor, MY_FORMATS, "ogg_paimon_table_event/ogg.event") == [
         product("101", "scooter", "Small 2-wheel scooter", "3.14"),
         product("102", "car battery", "12V car battery", "8.1"),
     ]
     assert [row["op"] for row in change_log(cursor, "ogg_paimon_table_event/ogg.event")] == [
         "insert", "insert", "insert", "update", "delete",
     ]  # fmt: skip
-    startup = live_rows(cursor, "ogg_paimon_table_startupmode/ogg.tbl_test")
+    startup = format_live_rows(cursor, MY_FORMATS, "ogg_paimon_table_startupmode/ogg.tbl_test")
     assert [row["id"] for row in startup] == ["101", "102", "103", "104"]
-    assert live_rows(cursor, "ogg_paimon_table_watermark/ogg.tbl_test") == [
+    assert format_live_rows(cursor, MY_FORMATS, "ogg_paimon_table_watermark/ogg.tbl_test") == [
         product("101", "scooter", "Small 2-wheel scooter", "3.140000104904175"),
         product("102", "car battery", "12V car battery", "8.100000381469727"),
     ]
     for tag in ("computedcolumn", "metadatacolumn"):
-        rows = current_state(cursor, f"table_key = 'ogg_paimon_table_{tag}/ogg.tbl_test'")
+        rows = format_current_state(
+            cursor, MY_FORMATS, f"table_key = 'ogg_paimon_table_{tag}/ogg.tbl_test'"
+        )
         assert [(row["primary_key"], row["row_data"]) for row in rows] == [
             (["101"], {"_id": "101", "_date": "2023-03-23"})
         ]
@@ -234,29 +210,32 @@ def test_paimon_table_sets_by_the_replay_rule(pipeline_build: Any, cursor: Any) 
 def test_paimon_database_sets_by_the_replay_rule(pipeline_build: Any, cursor: Any) -> None:
     # Files re-insert keys at the pos they had (a second delivery with new columns): the
     # later line of the topic wins the tie.
-    require_public_samples()
+    require_public_samples("GoldenGate")
     evolution = "ogg_paimon_database_schemaevolution/paimon_sync_database"
-    assert live_rows(cursor, f"{evolution}.t1") == [
+    assert format_live_rows(cursor, MY_FORMATS, f"{evolution}.t1") == [
         product("101", "scooter", "Small 2-wheel scooter", "3.14"),
         product("102", "car battery", "12V car battery", "8.1"),
         product("103", *DRILLS, "0.8", age="19"),
         product("104", "hammer", "12oz carpenter's hammer", "0.75", age="25"),
     ]
-    assert live_rows(cursor, f"{evolution}.t2") == [
+    assert format_live_rows(cursor, MY_FORMATS, f"{evolution}.t2") == [
         product("103", *DRILLS, "0.8", address="Beijing"),
         product("104", "hammer", "12oz carpenter's hammer", "0.75", address="Shanghai"),
     ]
     affix = "ogg_paimon_database_prefixsuffix/paimon_sync_database_affix"
-    assert live_rows(cursor, f"{affix}.t1") == [
+    assert format_live_rows(cursor, MY_FORMATS, f"{affix}.t1") == [
         product("101", "scooter", "Small 2-wheel scooter", "3.14", address="Beijing"),
         product("102", "car battery", "12V car battery", "8.1", address="Shanghai"),
     ]
-    assert [row["id"] for row in live_rows(cursor, f"{affix}.t2")] == ["103", "104"]
+    assert [row["id"] for row in format_live_rows(cursor, MY_FORMATS, f"{affix}.t2")] == [
+        "103",
+        "104",
+    ]
     plain = "ogg_paimon_database_prefixsuffix/paimon_sync_database.t2"
-    assert [row.get("age") for row in live_rows(cursor, plain)] == ["19", "25"]
+    assert [row.get("age") for row in format_live_rows(cursor, MY_FORMATS, plain)] == ["19", "25"]
     include = "ogg_paimon_database_include/paimon_sync_database_affix"
     assert {
-        table: [row["id"] for row in live_rows(cursor, f"{include}.{table}")]
+        table: [row["id"] for row in format_live_rows(cursor, MY_FORMATS, f"{include}.{table}")]
         for table in ("paimon_1", "paimon_2", "ignore", "flink")
     } == {"paimon_1": ["101"], "paimon_2": ["102"], "ignore": ["103"], "flink": ["104"]}
 
@@ -264,9 +243,9 @@ def test_paimon_database_sets_by_the_replay_rule(pipeline_build: Any, cursor: An
 def test_a_key_named_in_another_case_is_rejected(pipeline_build: Any, cursor: Any) -> None:
     # Paimon's case-insensitive file: the second message's primary_keys [id] names no column
     # of its row (ID): rejected with the reason; the first is staged.
-    require_public_samples()
+    require_public_samples("GoldenGate")
     table_key = "ogg_paimon_database_case_insensitive/paimon_sync_database.t1"
-    assert [row["ID"] for row in live_rows(cursor, table_key)] == ["101"]
+    assert [row["ID"] for row in format_live_rows(cursor, MY_FORMATS, table_key)] == ["101"]
     rows = query(
         cursor,
         """
@@ -322,7 +301,7 @@ def test_fixture_orders_change_log(pipeline_build: Any, cursor: Any) -> None:
 
 
 def test_fixture_orders_current_state(pipeline_build: Any, cursor: Any) -> None:
-    rows = current_state(cursor, "table_key = 'ogg_shop.orders'")
+    rows = format_current_state(cursor, MY_FORMATS, "table_key = 'ogg_shop.orders'")
     live = {row["primary_key"][0]: row["row_data"] for row in rows if not row["is_deleted"]}
     # The partial updates folded onto the rows as they were; the key moved from 1 to 10.
     assert live == {"10": {"ID": "10", "STATUS": "paid", "AMOUNT": "10.50", "NOTE": "gift"}}
@@ -355,8 +334,10 @@ def test_a_catalog_qualified_table_and_its_truncate(pipeline_build: Any, cursor:
         "ITEMS",
     )
     assert rows[2]["primary_key_columns"] is None
-    assert live_rows(cursor, "pdb1.ogg_shop.items") == [{"SKU": "c", "QTY": "3"}]
-    state = current_state(cursor, "table_key = 'pdb1.ogg_shop.items' and is_deleted")
+    assert format_live_rows(cursor, MY_FORMATS, "pdb1.ogg_shop.items") == [{"SKU": "c", "QTY": "3"}]
+    state = format_current_state(
+        cursor, MY_FORMATS, "table_key = 'pdb1.ogg_shop.items' and is_deleted"
+    )
     assert [(row["primary_key"], row["last_op"]) for row in state] == [
         (["a"], "truncate"),
         (["b"], "truncate"),
