@@ -107,10 +107,11 @@ def spark_conf(config: ServerConfig) -> dict[str, str]:
         "spark.hadoop.hive.server2.enable.doAs": "false",
         "spark.hadoop.hive.server2.async.exec.threads": "8",
         "spark.hadoop.hive.server2.async.exec.keepalive.time": "86400",
-        # Planning, not data, sets the floor: the history delta's plan over the view chain
+        # Planning, not data, set the floor: the history delta's plan over the view chain
         # row_versions -> change_log -> staged_events (a union of every enabled staging
         # table) took a 4 GiB heap to OutOfMemoryError with all 14 formats, truncates and
-        # partial changes (issue 10's note has the figures).
+        # partial changes. int_cdc__row_versions is a table now (a fifth of that planning);
+        # the heap stays as headroom for a deployment's wider unions.
         "spark.driver.memory": "6g",
         "spark.ui.showConsoleProgress": "false",
         # Spark's web UI has no authentication, can kill jobs and shows every statement's
