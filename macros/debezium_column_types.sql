@@ -3,15 +3,7 @@
    or else its type (int32, string, bytes, ...); a Kafka Connect Decimal as `decimal(p,s)`
    from its parameters (precision 38 when not given). NULL when the message has no schema. #}
 {% macro debezium_column_types(schema_fields) -%}
-    {%- set column_fields -%}
-        filter(
-            coalesce(
-                get(filter({{ schema_fields }}, field -> field.field = 'after'), 0).fields,
-                get(filter({{ schema_fields }}, field -> field.field = 'before'), 0).fields
-            ),
-            column_field -> column_field.field is not null
-        )
-    {%- endset -%}
+    {%- set column_fields = debezium_column_fields(schema_fields) -%}
     case
         when size({{ column_fields }}) > 0
             then map_from_entries(transform(

@@ -5,13 +5,8 @@
 {% macro debezium_decimal_scales(schema_fields) -%}
     map_from_entries(transform(
         filter(
-            coalesce(
-                get(filter({{ schema_fields }}, field -> field.field = 'after'), 0).fields,
-                get(filter({{ schema_fields }}, field -> field.field = 'before'), 0).fields,
-                array()
-            ),
-            column_field -> column_field.field is not null
-                and column_field.name = 'org.apache.kafka.connect.data.Decimal'
+            coalesce({{ debezium_column_fields(schema_fields) }}, array()),
+            column_field -> column_field.name = 'org.apache.kafka.connect.data.Decimal'
                 and column_field.parameters['scale'] is not null
         ),
         column_field -> struct(column_field.field, column_field.parameters['scale'])

@@ -51,8 +51,9 @@ final as (
         op in ('delete', 'truncate') or is_key_move_end as is_deleted,
         {# The fold reads a before image only for a delete (the row it ends) and a partial
            change (the values it overlays); a full image's would be stored for nothing. #}
-        case when op != 'truncate' and (is_partial or op = 'delete' or is_key_move_end)
-            then before_row
+        case
+            when op != 'truncate' and (is_partial or op = 'delete' or is_key_move_end)
+                then before_row
         end as before_row,
         case when op != 'truncate' and not is_key_move_end then after_row end as after_row,
         is_partial and op != 'truncate' and not is_key_move_end as is_partial,

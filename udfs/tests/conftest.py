@@ -138,6 +138,21 @@ def format_live_rows(
     )
 
 
+def format_rejections(
+    cursor: Any, source_format: str, file_filter: str = "true"
+) -> list[dict[str, Any]]:
+    """The rejected messages of one format whose `source_file` matches `file_filter`, in
+    load order: each with its reason, its message as sent and its file."""
+    return query(
+        cursor,
+        f"""
+        select rejection_reason, raw_value, source_file
+        from cdc_lake_intermediate.int_cdc__rejected_messages
+        where source_format = '{source_format}' and ({file_filter})
+        order by source_file, source_position""",
+    )
+
+
 def assert_nodes_built(pipeline_build: Any, word: str, *required: str) -> None:
     """The session build ran each `required` node, and every node whose name has `word`,
     successfully: a module checks its own format's nodes, other formats' are theirs."""

@@ -22,6 +22,7 @@ from conftest import (
     decode_json_columns,
     format_current_state,
     format_live_rows,
+    format_rejections,
     keyed_changes,
     query,
     staged_with_vars,
@@ -367,14 +368,7 @@ def test_no_aws_dms_record_is_a_marker_or_heartbeat(pipeline_build: Any, cursor:
 
 
 def test_every_bad_message_is_kept_with_its_reason(pipeline_build: Any, cursor: Any) -> None:
-    rows = query(
-        cursor,
-        """
-        select rejection_reason, raw_value, source_file
-        from cdc_lake_intermediate.int_cdc__rejected_messages
-        where source_format = 'aws_dms_json'
-        order by source_file, source_position""",
-    )
+    rows = format_rejections(cursor, "aws_dms_json")
     bad_file = FIXTURES / "bad_messages.jsonl"
     assert all(row["source_file"] == str(bad_file) for row in rows)
     assert [row["rejection_reason"] for row in rows] == [

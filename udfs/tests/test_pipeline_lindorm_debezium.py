@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FIXTURES, compiled_inline, decode_json_columns, query
+from conftest import FIXTURES, compiled_inline, decode_json_columns, format_rejections, query
 from public_landings import PUBLIC
 
 pytestmark = pytest.mark.spark
@@ -83,13 +83,8 @@ def state(cursor: Any, table_key: str, live_only: bool = False) -> dict[str, Any
 
 
 def rejections(cursor: Any, source_format: str) -> list[str]:
-    rows = query(
-        cursor,
-        f"""
-        select rejection_reason from {REJECTED}
-        where source_format = '{source_format}' and source_file not like '%public-landing%'
-        order by source_file, source_position""",
-    )
+    """The reasons of a format's rejected fixture messages (the public sets' are not ours)."""
+    rows = format_rejections(cursor, source_format, "source_file not like '%public-landing%'")
     return [row["rejection_reason"] for row in rows]
 
 

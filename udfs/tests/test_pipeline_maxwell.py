@@ -22,6 +22,7 @@ from conftest import (
     decode_json_columns,
     format_current_state,
     format_live_rows,
+    format_rejections,
     keyed_changes,
     query,
 )
@@ -288,14 +289,7 @@ def test_bootstrap_start_and_complete_are_markers(pipeline_build: Any, cursor: A
 
 
 def test_every_bad_message_is_kept_with_its_reason(pipeline_build: Any, cursor: Any) -> None:
-    rows = query(
-        cursor,
-        """
-        select rejection_reason, raw_value, source_file
-        from cdc_lake_intermediate.int_cdc__rejected_messages
-        where source_format = 'maxwell_json'
-        order by source_file, source_position""",
-    )
+    rows = format_rejections(cursor, "maxwell_json")
     bad_file = FIXTURES / "bad_messages.jsonl"
     assert all(row["source_file"] == str(bad_file) for row in rows)
     assert [row["rejection_reason"] for row in rows] == [

@@ -23,6 +23,7 @@ from conftest import (
     decode_json_columns,
     format_current_state,
     format_live_rows,
+    format_rejections,
     keyed_changes,
     query,
 )
@@ -354,14 +355,7 @@ def test_a_table_without_primary_keys_is_keyed_by_the_whole_row(
 
 def test_every_bad_message_is_kept_with_its_reason(pipeline_build: Any, cursor: Any) -> None:
     bad_file = FIXTURES / "bad_messages.jsonl"
-    rows = query(
-        cursor,
-        f"""
-        select rejection_reason, raw_value, source_file
-        from cdc_lake_intermediate.int_cdc__rejected_messages
-        where source_format = 'ogg_json' and source_file = '{bad_file}'
-        order by source_position""",
-    )
+    rows = format_rejections(cursor, "ogg_json", f"source_file = '{bad_file}'")
     assert [row["rejection_reason"] for row in rows] == [
         "not valid JSON, or nested over 1000 levels deep",
         "JSON not shaped like a GoldenGate message (a field has the wrong type)",
