@@ -10,9 +10,9 @@ home, free port; one at a time) and, in that one run:
   to warm the server up (`create table ... as select` of the landing table parsed with
   `from_json` and exploded to one row per row-change; printed, not in the ratios: a
   server's first big statement pays the JVM's compilation of Spark's JSON and parquet
-  paths, 10-15 s here, which a server that keeps running pays once), times `dbt seed` and a
-  full build (`dbt run --full-refresh`), the floor again, then loads
-  1% more messages of the same stream and times an incremental `dbt run` and a `dbt run` with
+  paths, 1-3 s of the floor's 6 here, which a server that keeps running pays once), times
+  `dbt seed` and a full build (`dbt run --full-refresh`), the floor again, then loads 1%
+  more messages of the same stream and times an incremental `dbt run` and a `dbt run` with
   nothing new, and prints full/floor, incremental/full and the nothing-new seconds against
   the issue's targets, plus the files and partitions of the partitioned models;
   hot: one Huawei DRS DDS (MongoDB) document inserted, then updated `--hot-updates` times by a
