@@ -14,6 +14,7 @@ Every Paimon AWS DMS set is landed the same way, its `schema-name` prefixed by i
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,21 @@ import pytest
 from cdc_lake.loader import load_files
 
 PUBLIC = Path(__file__).resolve().parent / "public_samples"
+
+
+def paimon_files(
+    connector: str, case: str, numbers: Iterable[int], topics: Iterable[int] | None = None
+) -> list[str]:
+    """One case of Apache Paimon's Kafka test data, in topic order: Paimon lays every format's
+    out alike, `kafka/<connector>/<case>/[topic<t>/]<connector>-data-<n>.txt`."""
+    folders = [case] if topics is None else [f"{case}/topic{topic}" for topic in topics]
+    return [
+        f"apache-paimon/kafka/{connector}/{folder}/{connector}-data-{number}.txt"
+        for folder in folders
+        for number in numbers
+    ]
+
+
 FLINK_CANAL_DATA = "apache-flink-connector-kafka/canal-data.txt"
 PAIMON_CANAL = "apache-paimon/kafka/canal"
 PUBLIC_DEBEZIUM_FILES = [
@@ -41,20 +57,15 @@ PUBLIC_DEBEZIUM_FILES = [
 PAIMON_DEBEZIUM_SCHEMA_EVOLUTION = "apache-paimon/kafka/debezium/table/schemaevolution/"
 PAIMON_SOURCE = "paimon"
 FLINK_MAXWELL_DATA = "apache-flink-connector-kafka/maxwell-data.txt"
-PAIMON_MAXWELL = "apache-paimon/kafka/maxwell"
 # Maxwell sets with an expectation in EXPECTED.md (asserted or derived), tag -> files in topic
 # order. Paimon's table/schemaevolution/maxwell-data-4.txt feeds another of its tests (no
 # expected state is written down for it), so it is not replayed after the first three.
 MAXWELL_SETS = {
     "seatunnel": ["apache-seatunnel/maxwell-data-filter-table.txt"],
-    "paimon_table_schemaevolution": [
-        f"{PAIMON_MAXWELL}/table/schemaevolution/maxwell-data-{number}.txt" for number in (1, 2, 3)
-    ],
-    "paimon_database_schemaevolution": [
-        f"{PAIMON_MAXWELL}/database/schemaevolution/topic{topic}/maxwell-data-{number}.txt"
-        for topic in (0, 1)
-        for number in (1, 2)
-    ],
+    "paimon_table_schemaevolution": paimon_files("maxwell", "table/schemaevolution", (1, 2, 3)),
+    "paimon_database_schemaevolution": paimon_files(
+        "maxwell", "database/schemaevolution", (1, 2), topics=(0, 1)
+    ),
 }
 FLINK_OGG_DATA = "apache-flink/ogg-data.txt"
 PAIMON_OGG = "apache-paimon/kafka/ogg"
@@ -63,58 +74,41 @@ PAIMON_OGG = "apache-paimon/kafka/ogg"
 # PAIMON_SYNC_DATABASE's tables with contradicting contents.
 OGG_SETS = {
     "seatunnel": ["apache-seatunnel/ogg-data-filter-table.txt"],
-    "paimon_table_schemaevolution": [
-        f"{PAIMON_OGG}/table/schemaevolution/ogg-data-{number}.txt" for number in (1, 2, 3)
-    ],
+    "paimon_table_schemaevolution": paimon_files("ogg", "table/schemaevolution", (1, 2, 3)),
     "paimon_table_event": [
         f"{PAIMON_OGG}/table/event/event-{kind}.txt" for kind in ("insert", "update", "delete")
     ],
-    "paimon_table_startupmode": [
-        f"{PAIMON_OGG}/table/startupmode/ogg-data-{number}.txt" for number in (1, 2)
-    ],
-    "paimon_table_watermark": [f"{PAIMON_OGG}/table/watermark/ogg-data-1.txt"],
-    "paimon_table_computedcolumn": [f"{PAIMON_OGG}/table/computedcolumn/ogg-data-1.txt"],
-    "paimon_table_metadatacolumn": [f"{PAIMON_OGG}/table/metadatacolumn/ogg-data-1.txt"],
-    "paimon_database_schemaevolution": [
-        f"{PAIMON_OGG}/database/schemaevolution/topic{topic}/ogg-data-{number}.txt"
-        for topic in (0, 1)
-        for number in (1, 2)
-    ],
-    "paimon_database_prefixsuffix": [
-        f"{PAIMON_OGG}/database/prefixsuffix/topic{topic}/ogg-data-{number}.txt"
-        for topic in (0, 1)
-        for number in (1, 2)
-    ],
-    "paimon_database_include": [f"{PAIMON_OGG}/database/include/topic0/ogg-data-1.txt"],
-    "paimon_database_case_insensitive": [f"{PAIMON_OGG}/database/case-insensitive/ogg-data-1.txt"],
+    "paimon_table_startupmode": paimon_files("ogg", "table/startupmode", (1, 2)),
+    "paimon_table_watermark": paimon_files("ogg", "table/watermark", (1,)),
+    "paimon_table_computedcolumn": paimon_files("ogg", "table/computedcolumn", (1,)),
+    "paimon_table_metadatacolumn": paimon_files("ogg", "table/metadatacolumn", (1,)),
+    "paimon_database_schemaevolution": paimon_files(
+        "ogg", "database/schemaevolution", (1, 2), topics=(0, 1)
+    ),
+    "paimon_database_prefixsuffix": paimon_files(
+        "ogg", "database/prefixsuffix", (1, 2), topics=(0, 1)
+    ),
+    "paimon_database_include": paimon_files("ogg", "database/include", (1,), topics=(0,)),
+    "paimon_database_case_insensitive": paimon_files("ogg", "database/case-insensitive", (1,)),
 }
-PAIMON_DMS = "apache-paimon/kafka/aws-dms"
 # Paimon's AWS DMS sets, tag -> files in topic order, each landed as one file with its
 # `schema-name` tagged (every set writes `test.product` or `paimon_sync_database.t1`...).
 # table/schemaevolution/aws-dms-data-4.txt is replayed alone, as Paimon's testTableFiledValNull
 # reads it.
 DMS_SETS = {
-    "paimon_table_schemaevolution": [
-        f"{PAIMON_DMS}/table/schemaevolution/aws-dms-data-{number}.txt" for number in (1, 2, 3)
-    ],
-    "paimon_table_fieldvalnull": [f"{PAIMON_DMS}/table/schemaevolution/aws-dms-data-4.txt"],
-    "paimon_table_startupmode": [
-        f"{PAIMON_DMS}/table/startupmode/aws-dms-data-{number}.txt" for number in (1, 2)
-    ],
-    "paimon_table_watermark": [f"{PAIMON_DMS}/table/watermark/aws-dms-data-1.txt"],
-    "paimon_table_computedcolumn": [f"{PAIMON_DMS}/table/computedcolumn/aws-dms-data-1.txt"],
-    "paimon_table_metadatacolumn": [f"{PAIMON_DMS}/table/metadatacolumn/aws-dms-data-1.txt"],
-    "paimon_database_schemaevolution": [
-        f"{PAIMON_DMS}/database/schemaevolution/topic{topic}/aws-dms-data-{number}.txt"
-        for topic in (0, 1)
-        for number in (1, 2)
-    ],
-    "paimon_database_prefixsuffix": [
-        f"{PAIMON_DMS}/database/prefixsuffix/topic{topic}/aws-dms-data-{number}.txt"
-        for topic in (0, 1)
-        for number in (1, 2)
-    ],
-    "paimon_database_include": [f"{PAIMON_DMS}/database/include/topic0/aws-dms-data-1.txt"],
+    "paimon_table_schemaevolution": paimon_files("aws-dms", "table/schemaevolution", (1, 2, 3)),
+    "paimon_table_fieldvalnull": paimon_files("aws-dms", "table/schemaevolution", (4,)),
+    "paimon_table_startupmode": paimon_files("aws-dms", "table/startupmode", (1, 2)),
+    "paimon_table_watermark": paimon_files("aws-dms", "table/watermark", (1,)),
+    "paimon_table_computedcolumn": paimon_files("aws-dms", "table/computedcolumn", (1,)),
+    "paimon_table_metadatacolumn": paimon_files("aws-dms", "table/metadatacolumn", (1,)),
+    "paimon_database_schemaevolution": paimon_files(
+        "aws-dms", "database/schemaevolution", (1, 2), topics=(0, 1)
+    ),
+    "paimon_database_prefixsuffix": paimon_files(
+        "aws-dms", "database/prefixsuffix", (1, 2), topics=(0, 1)
+    ),
+    "paimon_database_include": paimon_files("aws-dms", "database/include", (1,), topics=(0,)),
 }
 COMMENT_LINE = re.compile(r"^\s*(/\*|\*)")
 DATABASE_FIELD = re.compile(r'("database"\s*:\s*")')
