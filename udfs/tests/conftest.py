@@ -138,6 +138,38 @@ def format_live_rows(
     )
 
 
+def format_change_log(
+    cursor: Any,
+    source_formats: tuple[str, ...],
+    table_key: str,
+    columns: str,
+    json_columns: tuple[str, ...] = (),
+) -> list[dict[str, Any]]:
+    """One table's changes from these formats in ordering_key order (the order every later
+    model applies): the change, its key and images (decoded), and the format's own `columns`
+    (SQL select items; those named in `json_columns` are selected as JSON and decoded)."""
+    formats = ", ".join(f"'{source_format}'" for source_format in source_formats)
+    rows = query(
+        cursor,
+        f"""
+        select op, source_op, to_json(primary_key_columns) as primary_key_columns,
+            primary_key, previous_primary_key, to_json(before_row) as before_row,
+            to_json(after_row) as after_row, {columns}
+        from cdc_lake_intermediate.int_cdc__change_log
+        where source_format in ({formats}) and table_key = '{table_key}'
+        order by ordering_key""",
+    )
+    return decode_json_columns(
+        rows,
+        "primary_key_columns",
+        "primary_key",
+        "previous_primary_key",
+        "before_row",
+        "after_row",
+        *json_columns,
+    )
+
+
 def format_rejections(
     cursor: Any, source_format: str, file_filter: str = "true"
 ) -> list[dict[str, Any]]:

@@ -27,6 +27,7 @@ from conftest import (
     PROJECT_ROOT,
     assert_nodes_built,
     decode_json_columns,
+    format_change_log,
     keyed_changes,
     query,
     staged_with_vars,
@@ -95,26 +96,14 @@ def strip_other(image: dict[str, str | None] | None) -> dict[str, str | None] | 
 
 
 def change_log(cursor: Any, table_key: str) -> list[dict[str, Any]]:
-    rows = query(
+    return format_change_log(
         cursor,
-        f"""
-        select op, source_op, to_json(primary_key_columns) as primary_key_columns,
-            primary_key, previous_primary_key, to_json(before_row) as before_row,
-            to_json(after_row) as after_row, to_json(column_types) as column_types,
+        ("canal_json", "dts_canal_json"),
+        table_key,
+        f"""to_json(column_types) as column_types,
             date_format(source_ts, '{MS}') as source_ts, date_format(sync_ts, '{MS}') as sync_ts,
-            event_sequence, transaction_id, row_index, is_partial
-        from {CHANGE_LOG}
-        where source_format in {MY_FORMATS} and table_key = '{table_key}'
-        order by ordering_key""",
-    )
-    return decode_json_columns(
-        rows,
-        "primary_key_columns",
-        "primary_key",
-        "previous_primary_key",
-        "before_row",
-        "after_row",
-        "column_types",
+            event_sequence, transaction_id, row_index, is_partial""",
+        json_columns=("column_types",),
     )
 
 

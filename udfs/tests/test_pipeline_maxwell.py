@@ -19,7 +19,7 @@ import pytest
 from conftest import (
     PROJECT_ROOT,
     assert_nodes_built,
-    decode_json_columns,
+    format_change_log,
     format_current_state,
     format_live_rows,
     format_rejections,
@@ -37,7 +37,6 @@ from public_landings import (
 pytestmark = pytest.mark.spark
 
 MY_FORMATS = ("maxwell_json",)
-CHANGE_LOG = "cdc_lake_intermediate.int_cdc__change_log"
 STAGING = "cdc_lake_staging.stg_maxwell__json"
 MS = "yyyy-MM-dd HH:mm:ss.SSS"
 FIXTURES = PROJECT_ROOT / "udfs/tests/fixtures/maxwell_json"
@@ -45,24 +44,12 @@ FIXTURES = PROJECT_ROOT / "udfs/tests/fixtures/maxwell_json"
 
 def change_log(cursor: Any, table_key: str) -> list[dict[str, Any]]:
     """One table's changes in ordering_key order: the order every later model applies."""
-    rows = query(
+    return format_change_log(
         cursor,
-        f"""
-        select op, source_op, to_json(primary_key_columns) as primary_key_columns,
-            primary_key, previous_primary_key, to_json(before_row) as before_row,
-            to_json(after_row) as after_row, date_format(source_ts, '{MS}') as source_ts,
-            event_sequence, source_log_position, transaction_id
-        from {CHANGE_LOG}
-        where source_format = 'maxwell_json' and table_key = '{table_key}'
-        order by ordering_key""",
-    )
-    return decode_json_columns(
-        rows,
-        "primary_key_columns",
-        "primary_key",
-        "previous_primary_key",
-        "before_row",
-        "after_row",
+        MY_FORMATS,
+        table_key,
+        f"""date_format(source_ts, '{MS}') as source_ts, event_sequence, source_log_position,
+            transaction_id""",
     )
 
 

@@ -20,7 +20,7 @@ import pytest
 from conftest import (
     PROJECT_ROOT,
     assert_nodes_built,
-    decode_json_columns,
+    format_change_log,
     format_current_state,
     format_live_rows,
     format_rejections,
@@ -32,7 +32,6 @@ from public_landings import as_flink_changelog, product, require_public_samples
 pytestmark = pytest.mark.spark
 
 MY_FORMATS = ("ogg_json",)
-CHANGE_LOG = "cdc_lake_intermediate.int_cdc__change_log"
 STAGING = "cdc_lake_staging.stg_ogg__json"
 MS = "yyyy-MM-dd HH:mm:ss.SSS"
 FIXTURES = PROJECT_ROOT / "udfs/tests/fixtures/ogg_json"
@@ -82,25 +81,13 @@ DRILLS = ("12-pack drill bits", "12-pack of drill bits with sizes ranging from #
 
 def change_log(cursor: Any, table_key: str) -> list[dict[str, Any]]:
     """One table's changes in ordering_key order: the order every later model applies."""
-    rows = query(
+    return format_change_log(
         cursor,
-        f"""
-        select op, source_op, to_json(primary_key_columns) as primary_key_columns,
-            primary_key, previous_primary_key, to_json(before_row) as before_row,
-            to_json(after_row) as after_row, is_partial, database_name, schema_name,
-            table_name, date_format(source_ts, '{MS}') as source_ts,
-            date_format(sync_ts, '{MS}') as sync_ts, event_sequence, source_log_position
-        from {CHANGE_LOG}
-        where source_format = 'ogg_json' and table_key = '{table_key}'
-        order by ordering_key""",
-    )
-    return decode_json_columns(
-        rows,
-        "primary_key_columns",
-        "primary_key",
-        "previous_primary_key",
-        "before_row",
-        "after_row",
+        MY_FORMATS,
+        table_key,
+        f"""is_partial, database_name, schema_name, table_name,
+            date_format(source_ts, '{MS}') as source_ts, date_format(sync_ts, '{MS}') as sync_ts,
+            event_sequence, source_log_position""",
     )
 
 
