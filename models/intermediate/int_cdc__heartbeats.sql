@@ -13,7 +13,6 @@ first_deliveries as (
     where
         event_kind = 'heartbeat'
         and is_first_delivery
-        and {{ loaded_since_last_run(ref('int_cdc__staged_events')) }}
 
 ),
 

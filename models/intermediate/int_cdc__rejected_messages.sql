@@ -26,7 +26,7 @@ final as (
         loaded_at
 
     from staged_events
-    where event_kind = 'rejected' and {{ loaded_since_last_run(ref('int_cdc__staged_events')) }}
+    where event_kind = 'rejected'
 
 )
 
