@@ -138,17 +138,16 @@ def format_live_rows(
     )
 
 
-def format_change_log(
+def change_log_rows(
     cursor: Any,
-    source_formats: tuple[str, ...],
-    table_key: str,
+    row_filter: str,
     columns: str,
     json_columns: tuple[str, ...] = (),
+    order_by: str = "ordering_key",
 ) -> list[dict[str, Any]]:
-    """One table's changes from these formats in ordering_key order (the order every later
-    model applies): the change, its key and images (decoded), and the format's own `columns`
-    (SQL select items; those named in `json_columns` are selected as JSON and decoded)."""
-    formats = ", ".join(f"'{source_format}'" for source_format in source_formats)
+    """The change-log rows where `row_filter` holds, ordered by `order_by`: the change, its key
+    and images (decoded), and the caller's `columns` (SQL select items; those named in
+    `json_columns` are selected as JSON and decoded)."""
     rows = query(
         cursor,
         f"""
@@ -156,8 +155,8 @@ def format_change_log(
             primary_key, previous_primary_key, to_json(before_row) as before_row,
             to_json(after_row) as after_row, {columns}
         from cdc_lake_intermediate.int_cdc__change_log
-        where source_format in ({formats}) and table_key = '{table_key}'
-        order by ordering_key""",
+        where {row_filter}
+        order by {order_by}""",
     )
     return decode_json_columns(
         rows,
@@ -167,6 +166,24 @@ def format_change_log(
         "before_row",
         "after_row",
         *json_columns,
+    )
+
+
+def format_change_log(
+    cursor: Any,
+    source_formats: tuple[str, ...],
+    table_key: str,
+    columns: str,
+    json_columns: tuple[str, ...] = (),
+) -> list[dict[str, Any]]:
+    """One table's changes from these formats in ordering_key order (the order every later
+    model applies), with the format's own `columns` (see `change_log_rows`)."""
+    formats = ", ".join(f"'{source_format}'" for source_format in source_formats)
+    return change_log_rows(
+        cursor,
+        f"source_format in ({formats}) and table_key = '{table_key}'",
+        columns,
+        json_columns,
     )
 
 

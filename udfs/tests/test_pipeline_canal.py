@@ -26,6 +26,7 @@ import pytest
 from conftest import (
     PROJECT_ROOT,
     assert_nodes_built,
+    change_log_rows,
     decode_json_columns,
     format_change_log,
     keyed_changes,
@@ -47,7 +48,6 @@ from public_landings import (
 
 pytestmark = pytest.mark.spark
 
-CHANGE_LOG = "cdc_lake_intermediate.int_cdc__change_log"
 CURRENT_STATE = "cdc_lake.cdc_current_state"
 MY_FORMATS = "('canal_json', 'dts_canal_json')"
 MS = "yyyy-MM-dd HH:mm:ss.SSS"
@@ -422,28 +422,15 @@ FIXTURE_CHANGES = [
 
 
 def test_fixture_change_log(pipeline_build: Any, cursor: Any) -> None:
-    rows = query(
+    decoded = change_log_rows(
         cursor,
-        f"""
-        select table_name as table, op, source_op,
-            to_json(primary_key_columns) as primary_key_columns, primary_key,
-            previous_primary_key, to_json(before_row) as before_row,
-            to_json(after_row) as after_row, to_json(column_types) as column_types,
+        "source_format = 'canal_json' and table_key like 'canal_fixtures.%' "
+        "and table_key != 'canal_fixtures.value_types'",
+        f"""table_name as table, to_json(column_types) as column_types,
             date_format(source_ts, '{MS}') as source_ts, date_format(sync_ts, '{MS}') as sync_ts,
-            event_sequence, transaction_id, row_index, is_partial
-        from {CHANGE_LOG}
-        where source_format = 'canal_json' and table_key like 'canal_fixtures.%'
-            and table_key != 'canal_fixtures.value_types'
-        order by table_key, ordering_key""",
-    )
-    decoded = decode_json_columns(
-        rows,
-        "primary_key_columns",
-        "primary_key",
-        "previous_primary_key",
-        "before_row",
-        "after_row",
-        "column_types",
+            event_sequence, transaction_id, row_index, is_partial""",
+        json_columns=("column_types",),
+        order_by="table_key, ordering_key",
     )
     assert decoded == FIXTURE_CHANGES
 

@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 import pytest
-from conftest import PROJECT_ROOT, decode_json_columns, query
+from conftest import PROJECT_ROOT, change_log_rows, decode_json_columns, query
 
 pytestmark = pytest.mark.spark
 
@@ -143,27 +143,14 @@ def test_a_first_half_without_its_second_is_staged_not_rejected(
 
 
 def test_change_log_rows_of_the_vendor_examples(pipeline_build: Any, cursor: Any) -> None:
-    rows = query(
+    decoded = change_log_rows(
         cursor,
-        f"""
-        select source_format, op, source_op, table_key,
-            to_json(primary_key_columns) as primary_key_columns, primary_key,
-            previous_primary_key, to_json(before_row) as before_row,
-            to_json(after_row) as after_row, date_format(source_ts, '{MS}') as source_ts,
+        "source_file like '%/seeds/samples/%' "
+        "and source_format in ('dataworks_json', 'datahub_blob')",
+        f"""source_format, table_key, date_format(source_ts, '{MS}') as source_ts,
             date_format(sync_ts, '{MS}') as sync_ts, event_sequence, source_log_position,
-            kafka_topic, kafka_offset, is_partial
-        from {CHANGE_LOG}
-        where source_file like '%/seeds/samples/%'
-            and source_format in ('dataworks_json', 'datahub_blob')
-        order by source_format, table_key, ordering_key""",
-    )
-    decoded = decode_json_columns(
-        rows,
-        "primary_key_columns",
-        "primary_key",
-        "previous_primary_key",
-        "before_row",
-        "after_row",
+            kafka_topic, kafka_offset, is_partial""",
+        order_by="source_format, table_key, ordering_key",
     )
     assert decoded == EXPECTED_SAMPLE_CHANGES
 
