@@ -11,10 +11,13 @@ home, free port; one at a time) and, in that one run:
   `from_json` and exploded to one row per row-change; printed, not in the ratios: a
   server's first big statement pays the JVM's compilation of Spark's JSON and parquet
   paths, 1-3 s of the floor's 6 here, which a server that keeps running pays once), times
-  `dbt seed` and a full build (`dbt run --full-refresh`), the floor again, then loads 1%
-  more messages of the same stream and times an incremental `dbt run` and a `dbt run` with
-  nothing new, and prints full/floor, incremental/full and the nothing-new seconds against
-  the issue's targets, plus the files and partitions of the partitioned models;
+  `dbt seed` and a full build (`dbt run --full-refresh`), the floor again, then twice loads
+  1% more messages of the same stream and times an incremental `dbt run` (the first is
+  printed, not in the ratios: it plans and compiles every incremental query for the first
+  time, as the floor's warm-up does, a cost a server that keeps following a stream pays
+  once; the second is the run a deployment repeats), then a `dbt run` with nothing new,
+  and prints full/floor, incremental/full and the nothing-new seconds against the issue's
+  targets, plus the files and partitions of the partitioned models;
   hot: one Huawei DRS DDS (MongoDB) document inserted, then updated `--hot-updates` times by a
   `$set` of one field, and the full build that folds them.
 
@@ -468,6 +471,7 @@ class Figures:
     load: float
     full: float
     floor: float | None = None
+    first_incremental: float | None = None
     incremental: float | None = None
     idle: float | None = None
     check: str = "-"
@@ -527,12 +531,18 @@ def canal_workload(name: str, options: Options, directory: Path, cursor: Any) ->
     figures.floor = floor(cursor, history_rows)
 
     batch = max(1, options.messages // 100)
-    stream.write(directory / "batch", batch, 1)
-    line("small load", f"{batch:,} messages (1%), {stream.describe()}")
-    load(cursor, "(d) load 1% more", "canal_json", [directory / "batch"], batch)
-    started = time.time()
-    figures.incremental = dbt("(e) incremental run", formats, "run")
-    print_files(cursor, written_since=started)
+    for label in ("first incremental run (warm-up)", "(e) incremental run"):
+        shutil.rmtree(directory / "batch", ignore_errors=True)
+        stream.write(directory / "batch", batch, 1)
+        line("small load", f"{batch:,} messages (1%), {stream.describe()}")
+        load(cursor, "(d) load 1% more", "canal_json", [directory / "batch"], batch)
+        started = time.time()
+        seconds = dbt(label, formats, "run")
+        print_files(cursor, written_since=started)
+        if figures.first_incremental is None:
+            figures.first_incremental = seconds
+        else:
+            figures.incremental = seconds
     started = time.time()
     figures.idle = dbt("(f) run with nothing new", formats, "run")
     print_files(cursor, written_since=started)
@@ -598,7 +608,8 @@ def summary(results: list[Figures]) -> None:
     def cell(value: float | None, digits: int = 1) -> str:
         return "-" if value is None else f"{value:.{digits}f}"
 
-    header = ("workload", "messages", "load s", "full s", "floor s", "incr s", "idle s")
+    header = ("workload", "messages", "load s", "full s", "floor s", "incr1 s", "incr s")
+    header += ("idle s",)
     header += ("full/floor", "incr/full", "check")
     rows = [header]
     for figures in results:
@@ -608,7 +619,10 @@ def summary(results: list[Figures]) -> None:
                 figures.workload,
                 f"{figures.messages:,}",
                 *(cell(seconds) for seconds in (figures.load, figures.full, figures.floor)),
-                *(cell(seconds) for seconds in (figures.incremental, figures.idle)),
+                *(
+                    cell(seconds)
+                    for seconds in (figures.first_incremental, figures.incremental, figures.idle)
+                ),
                 cell(ratios.get("full / floor"), 2),
                 cell(ratios.get("incremental / full"), 3),
                 figures.check,
