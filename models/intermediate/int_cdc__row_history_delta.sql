@@ -57,10 +57,12 @@ stored_delta as (
 
 ),
 
+{# Read by four parts of the query, stored_latest by two: each is computed once
+   (macro computed_once) rather than scanned again by each reader. #}
 new_versions as (
 
     select * from row_versions
-    where {{ new_versions_condition }}
+    where {{ new_versions_condition }} and {{ computed_once() }}
 
 ),
 
@@ -120,7 +122,7 @@ stored_latest as (
             where stored_delta.is_effective
         ) as stored_rows
     ) as ranked
-    where generation_rank = 1
+    where generation_rank = 1 and {{ computed_once() }}
 
 ),
 
