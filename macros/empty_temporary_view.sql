@@ -1,6 +1,6 @@
-{# Post-hook of every incremental model: empties the temporary view `<model>__dbt_tmp` that
-   dbt-spark's incremental materialization leaves behind (see _macros.yml for why it is
-   replaced by a one-row view, not dropped). Renders nothing for other materializations. #}
+{# Empties the temporary view `<model>__dbt_tmp` that dbt-spark's incremental
+   materialization makes (see _macros.yml for why it is replaced by a one-row view, not
+   dropped). Renders nothing for other materializations. #}
 {% macro empty_temporary_view() -%}
     {%- if config.get('materialized') == 'incremental' -%}
         create or replace temporary view {{ adapter.quote(this.identifier ~ '__dbt_tmp') }} as
