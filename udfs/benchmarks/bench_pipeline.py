@@ -13,7 +13,7 @@ home, free port; one at a time) and, in that one run:
   paths, 1-3 s of the floor's 6 here, which a server that keeps running pays once), times
   `dbt seed` and a full build (`dbt run --full-refresh`) twice (the first on a server that has
   not run the project's queries yet, printed, not in the ratios: its JVM compiles Spark's
-  planner and the queries' generated code while it works, a third of a 1 M build here, a
+  planner and the queries' generated code while it works, a fifth to a third of a 1 M build, a
   cost a server that keeps running pays once, as the floor's warm-up is; the second is the
   ratios' full build, so that each ratio compares two runs on a warm server), the floor
   again, then twice loads 1% more messages of the same stream and times an incremental
@@ -616,10 +616,10 @@ def summary(results: list[Figures]) -> None:
     def cell(value: float | None, digits: int = 1) -> str:
         return "-" if value is None else f"{value:.{digits}f}"
 
-    header = ("workload", "messages", "load s", "full1 s", "full s", "floor s", "incr1 s")
-    header += ("incr s",)
-    header += ("idle s",)
-    header += ("full/floor", "incr/full", "check")
+    header = (
+        *("workload", "messages", "load s", "full1 s", "full s", "floor s"),
+        *("incr1 s", "incr s", "idle s", "full/floor", "incr/full", "check"),
+    )
     rows = [header]
     for figures in results:
         ratios = figures.ratios()
