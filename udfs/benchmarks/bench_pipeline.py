@@ -617,8 +617,18 @@ def summary(results: list[Figures]) -> None:
         return "-" if value is None else f"{value:.{digits}f}"
 
     header = (
-        *("workload", "messages", "load s", "full1 s", "full s", "floor s"),
-        *("incr1 s", "incr s", "idle s", "full/floor", "incr/full", "check"),
+        "workload",
+        "messages",
+        "load s",
+        "full1 s",
+        "full s",
+        "floor s",
+        "incr1 s",
+        "incr s",
+        "idle s",
+        "full/floor",
+        "incr/full",
+        "check",
     )
     rows = [header]
     for figures in results:
@@ -629,11 +639,15 @@ def summary(results: list[Figures]) -> None:
                 f"{figures.messages:,}",
                 *(
                     cell(seconds)
-                    for seconds in (figures.load, figures.first_full, figures.full, figures.floor)
-                ),
-                *(
-                    cell(seconds)
-                    for seconds in (figures.first_incremental, figures.incremental, figures.idle)
+                    for seconds in (
+                        figures.load,
+                        figures.first_full,
+                        figures.full,
+                        figures.floor,
+                        figures.first_incremental,
+                        figures.incremental,
+                        figures.idle,
+                    )
                 ),
                 cell(ratios.get("full / floor"), 2),
                 cell(ratios.get("incremental / full"), 3),
