@@ -86,6 +86,10 @@ def spark_conf(config: ServerConfig) -> dict[str, str]:
         # A vendor message with a repeated key must not fail a whole run.
         "spark.sql.mapKeyDedupPolicy": "LAST_WIN",
         "spark.sql.sources.partitionOverwriteMode": "dynamic",
+        # An `insert ... by name` (every incremental run, macro incremental_insert_sql) whose
+        # query lacks a column of the table fails instead of writing NULL into it: a model
+        # whose columns changed needs --full-refresh, never a column silently emptied.
+        "spark.sql.defaultColumn.useNullsForMissingDefaultValues": "false",
         # Parquet keeps min/max statistics of TIMESTAMP_MICROS columns that Spark filters on
         # (not of the legacy INT96): a run that reads `loaded_at > <its watermark>` from an
         # appended table skips every older file instead of reading all of history.
