@@ -665,3 +665,36 @@ def test_a_view_is_replaced_only_when_its_query_changes(spark_server: Any, tmp_p
         }
         assert run_views(["canal_json", "maxwell_json"], "--full-refresh") == replaced
         assert scalar(cursor, "select count(*) from views_intermediate.int_cdc__change_log") == 0
+
+
+def test_an_incremental_run_fails_on_a_column_the_model_or_its_table_lacks(
+    spark_server: Any, tmp_path: Path
+) -> None:
+    """The incremental insert matches the model's columns to its table's by name, and the
+    server refuses a column either side lacks (dbt's own on_schema_change check is off): a
+    changed column list fails the run, never writes NULLs or drops a column."""
+    select = ["--select", "+int_cdc__row_versions", *dbt_vars({}, ["canal_json"])]
+    table = "columns_intermediate.int_cdc__row_versions"
+    with (
+        connect(spark_server.host, spark_server.port) as cursor,
+        environment("columns_raw", "columns", tmp_path / "target"),
+    ):
+        start_pipeline(cursor)
+        dbt_run("run", *select)
+        dbt_run("run", *select)  # incremental: the columns agree
+        run(cursor, f"alter table {table} add columns (added_later string)")
+        result = run_dbt("run", *select)
+        assert not result.success
+        assert "CANNOT_FIND_DATA" in str([r.message for r in result.result])
+        dbt_run("run", "--full-refresh", *select)
+        # A parquet table cannot drop a column: the table again without one.
+        narrow = f"{table}_narrow"
+        run(
+            cursor,
+            f"create table {narrow} using parquet as select * except (is_partial) from {table}",
+        )
+        run(cursor, f"drop table {table}")
+        run(cursor, f"alter table {narrow} rename to {table}")
+        result = run_dbt("run", *select)
+        assert not result.success
+        assert "TOO_MANY_DATA_COLUMNS" in str([r.message for r in result.result])
