@@ -362,10 +362,12 @@ def environment(raw_schema: str, model_schema: str, target: Path) -> Iterator[No
         yield
 
 
-def dbt_run(*args: str) -> None:
+def dbt_run(*args: str) -> Any:
+    """dbt's result of a run that must succeed, every node of it."""
     result = run_dbt(*args)
     failures = [r.node.name for r in (result.result or []) if r.status != "success"]
     assert result.success and not failures, f"dbt {args[0]} failed: {result.exception or failures}"
+    return result
 
 
 def start_pipeline(cursor: Any) -> None:
@@ -635,8 +637,7 @@ def test_a_view_is_replaced_only_when_its_query_changes(spark_server: Any, tmp_p
     views = ("int_cdc__staged_events", "int_cdc__change_log")
 
     def run_views(formats: list[str], *args: str) -> dict[str, str]:
-        result = run_dbt("run", "--select", "+int_cdc__change_log", *args, *dbt_vars({}, formats))
-        assert result.success, result.exception
+        result = dbt_run("run", "--select", "+int_cdc__change_log", *args, *dbt_vars({}, formats))
         return {r.node.name: r.message for r in result.result if r.node.name in views}
 
     def created_times(cursor: Any) -> dict[str, str]:
