@@ -1,10 +1,12 @@
 {# Post-hook: drops the `generation` partitions of `relation` that are superseded: those up
    to the newest generation of `covering_relation` when one is named (the delta partitions a
    compaction folded into the base), else all but the newest of `relation` itself (the base
-   a compaction replaced). One statement; `select 1` when there is nothing to drop. #}
+   a compaction replaced). One statement; none (an empty hook, which dbt skips) when there
+   is nothing to drop. #}
 {% macro drop_generations_through(relation, covering_relation=none) -%}
     {%- set specs = [] -%}
-    {%- if execute -%}
+    {#- A base that wrote nothing this run replaced no generation. -#}
+    {%- if execute and not (covering_relation is none and is_writing_nothing(relation)) -%}
         {%- set own = partition_generations(relation) -%}
         {%- if covering_relation is not none -%}
             {%- set covering = partition_generations(covering_relation) -%}
@@ -18,7 +20,5 @@
     {%- endif -%}
     {%- if specs -%}
         alter table {{ relation }} drop if exists {{ specs | join(', ') }}
-    {%- else -%}
-        select 1
     {%- endif -%}
 {%- endmacro %}

@@ -6,8 +6,7 @@
 {#- Not due: write nothing, without planning the fold. -#}
 {%- if history_compaction_due(ref('int_cdc__row_versions')) == 'false' %}
 
-select * from {{ this }}  -- noqa: AM04
-where false
+{{ writes_nothing(this) }}
 
 {%- else %}
 

@@ -26,8 +26,7 @@
     planning the fold. -#}
 {%- if new_versions_condition is none %}
 
-select * from {{ base }}
-where false
+{{ writes_nothing(this if is_incremental() else base) }}
 
 {%- else %}
 {#- Whether any version is a truncate or a partial change (probes answered mostly from
@@ -89,9 +88,11 @@ touched_keys as (
 
 ),
 
-{# The stored latest version of each touched key: the base's current row unless a newer
-   generation of the delta replaced it. The touched keys are broadcast: each stored row is
-   looked up in them where it is read, not shuffled (with its images) to meet them. #}
+{# The stored latest version of each touched key: the current row of the newest generation
+   that holds the key (the base's, unless a delta generation replaced it). Every generation
+   that changes a key stores its current row, so only the `is_current` partitions are read.
+   The touched keys are broadcast: each stored row is looked up in them where it is read,
+   not shuffled (with its images) to meet them. #}
 stored_latest as (
 
     select * except (generation_rank)
@@ -119,7 +120,7 @@ stored_latest as (
                 on
                     stored_delta.table_key = touched_keys.table_key
                     and stored_delta.primary_key = touched_keys.primary_key
-            where stored_delta.is_effective
+            where stored_delta.is_current and stored_delta.is_effective
         ) as stored_rows
     ) as ranked
     where generation_rank = 1 and {{ computed_once() }}

@@ -425,12 +425,19 @@ def fold_parts(target: Path, model: str) -> set[str]:
     return {part for part in FOLD_PARTS if part in sql}
 
 
+def executed_statement(target: Path, model: str) -> str:
+    """The statement the last dbt run executed for `model` (dbt writes it under run/)."""
+    executed = target / f"run/cdc_lake/models/intermediate/{model}.sql"
+    return " ".join(executed.read_text(encoding="utf-8").split())
+
+
 def run_pipelines(
     cursor: Any, files: list[dict[str, Path]], work: Path, name: str, formats: list[str] | None
 ) -> dict[str, Any]:
     """The batches run one by one (schema <name>_batches), then all at once with
     --full-refresh (schema <name>_full); the snapshots taken after each run of the batches,
-    and the fold parts each delta was planned with."""
+    the fold parts each delta was planned with, and the statements the history's models
+    executed in the last run (nothing new)."""
     snapshots = []
     delta_parts = []
     delta = f"{name}_batches_intermediate.int_cdc__row_history_delta"
@@ -450,6 +457,10 @@ def run_pipelines(
         dbt_run("run", *MARTS, *dbt_vars(DELTAS_ONLY, formats))  # nothing new
         snapshots.append(snapshot(cursor, f"{name}_batches"))
         delta_rows = scalar(cursor, f"select count(*) from {delta}")
+        idle_statements = {
+            model: executed_statement(work / f"target-{name}-batches", model)
+            for model in ("int_cdc__row_history_base", "int_cdc__row_history_delta")
+        }
     with environment(f"{name}_raw_full", f"{name}_full", work / f"target-{name}-full"):
         start_pipeline(cursor)
         for batch_files in files:
@@ -461,6 +472,7 @@ def run_pipelines(
         "batch_snapshots": snapshots,
         "compacted": compacted,
         "delta_rows": delta_rows,
+        "idle_statements": idle_statements,
         "full": full,
         "delta_parts": delta_parts,
         "base_parts": base_parts,
@@ -548,6 +560,15 @@ def test_batches_equal_one_full_refresh(generated_pipelines: dict[str, Any]) -> 
 def test_a_run_with_nothing_new_changes_no_row(generated_pipelines: dict[str, Any]) -> None:
     *_, last_batch, rerun = generated_pipelines["batch_snapshots"]
     assert rerun == last_batch
+
+
+def test_a_run_with_nothing_new_writes_no_history(generated_pipelines: dict[str, Any]) -> None:
+    """With nothing new and no compaction due, the history's base and delta run no insert
+    (macro writes_nothing), not an insert job of no rows."""
+    assert generated_pipelines["idle_statements"] == {
+        "int_cdc__row_history_base": "select 1 where false",
+        "int_cdc__row_history_delta": "select 1 where false",
+    }
 
 
 def test_compaction_changes_no_row_and_later_deltas_build_on_it(
