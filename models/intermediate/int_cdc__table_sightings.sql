@@ -1,19 +1,38 @@
-{#- What the row-changes loaded since the last run say about their tables, reduced per run to
-    the little cdc_table_schemas needs: each table's latest change (where it lives, its key),
-    its latest change that sends column types, and, from changes that send none, the latest
-    sighting of each column in a row image. cdc_table_schemas reads these few rows, not the
-    change log.
+-- sqlfluff:indentation:template_blocks_indent:False
+{#- What every row-change loaded so far says about its table, reduced to the little
+    cdc_table_schemas needs: each table's latest change (where it lives, its key), its latest
+    change that sends column types, and, from changes that send none, the latest sighting of
+    each column in a row image. One row per (sighting, table, column), whatever the number of
+    runs: a run folds what its new changes say into the rows held and writes them as a new
+    `generation`, and its post-hook drops the older one (macro drop_generations_through), so
+    cdc_table_schemas reads as many rows as the tables have columns, not one set per run.
     Aggregates, not windows: each task keeps the latest row per group before anything moves,
     so a run shuffles a few rows per table instead of every change (and every column of every
     image), in one pass: the row images of one table mostly share their column list, so the
     latest change per (table, column list) is found first and only those few lists are
     exploded. -#}
+{%- set new_loads = loaded_since_last_run(
+    ref('int_cdc__change_log'), held_column='timestamp_micros(generation)'
+) %}
+{%- if new_loads == 'false' %}
+
+{{ writes_nothing(this) }}
+
+{%- else %}
+
 with
+
+new_changes as (
+
+    select * from {{ ref('int_cdc__change_log') }}
+    where {{ new_loads }}
+
+),
 
 row_changes as (
 
-    select * from {{ ref('int_cdc__change_log') }}
-    where op != 'truncate' and {{ loaded_since_last_run(ref('int_cdc__change_log')) }}
+    select * from new_changes
+    where op != 'truncate'
 
 ),
 
@@ -93,6 +112,42 @@ candidates as (
 
 ),
 
+{# The rows held, as candidates again (a table not in the new changes keeps its rows as they
+   are). One generation, unless a run stopped before its post-hook: an older one holds
+   nothing newer, so folding it in too changes nothing. None on a first or full-refresh run. #}
+held_candidates as (
+
+    {%- if is_incremental() %}
+
+    select
+        table_key,
+        sighting,
+        column_name,
+        column_index,
+        struct(
+            database_name,
+            schema_name,
+            table_name,
+            db_type,
+            primary_key_columns,
+            column_types,
+            ordering_key,
+            event_id,
+            source_ts,
+            loaded_at
+        ) as latest
+
+    from {{ this }}
+
+    {%- else %}
+
+    select * from candidates
+    where false
+
+    {%- endif %}
+
+),
+
 latest_sightings as (
 
     select
@@ -104,8 +159,21 @@ latest_sightings as (
             struct(latest.ordering_key, latest.event_id)
         ) as sighted
 
-    from candidates
+    from (
+        select * from candidates
+        union all
+        select * from held_candidates
+    ) as all_candidates
     group by sighting, table_key, column_name
+
+),
+
+{# The newest load folded in: what the next run reads from (a load of truncates alone
+   moves it too). #}
+built_through as (
+
+    select coalesce(unix_micros(max(loaded_at)), 0) as generation
+    from new_changes
 
 ),
 
@@ -129,10 +197,13 @@ final as (
         sighted.latest.ordering_key,
         sighted.latest.event_id,
         sighted.latest.source_ts,
-        sighted.latest.loaded_at
+        sighted.latest.loaded_at,
+        (select built_through.generation from built_through) as generation
 
     from latest_sightings
 
 )
 
 select * from final
+
+{%- endif %}

@@ -1,38 +1,13 @@
-{#- Progress per source and topic: the increments of every run added up (small: a row per
-    run and topic), lag measured when read. -#}
+{#- Progress per source and topic: the totals the runs kept (a row per topic), lag measured
+    when read. -#}
 with
-
-increments as (
-
-    select * from {{ ref('int_cdc__sync_progress_increments') }}
-
-),
 
 totals as (
 
-    select
-        source_format,
-        kafka_topic,
-        max(last_heartbeat_at) as last_heartbeat_at,
-        max(last_event_at) as last_event_at,
-        max(last_sync_at) as last_sync_at,
-        max(last_loaded_at) as last_loaded_at,
-        max_by(newest_change, newest_change_order) as newest_change,
-        sum(messages) as messages,
-        sum(change_messages) as change_messages,
-        sum(heartbeat_messages) as heartbeat_messages,
-        sum(schema_change_messages) as schema_change_messages,
-        sum(transaction_messages) as transaction_messages,
-        sum(tombstone_messages) as tombstone_messages,
-        sum(logical_message_messages) as logical_message_messages,
-        sum(rejected_messages) as rejected_messages,
-        sum(duplicate_messages) as duplicate_messages,
-        sum(unaccounted_messages) as unaccounted_messages,
-        sum(change_rows) as change_rows,
-        sum(rejected_rows) as rejected_rows
-
-    from increments
-    group by source_format, kafka_topic
+    select * from {{ ref('int_cdc__sync_progress_totals') }}
+    where generation = (
+        select max(held.generation) from {{ ref('int_cdc__sync_progress_totals') }} as held
+    )
 
 ),
 

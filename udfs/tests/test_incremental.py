@@ -38,7 +38,7 @@ DOCS = "gen.docs"
 ITEMS_TABLE_KEY = "shop.items"
 DOCS_TABLE_KEY = "gen.docs"
 PRICES_TABLE_KEY = "shop.prices"
-MARTS = ["--select", "+cdc_current_state"]
+MARTS = ["--select", "+cdc_current_state", "+cdc_table_schemas", "+cdc_sync_progress"]
 # The batches never compact by size, so every run after the first writes a history delta;
 # one run in between compacts on demand (the test crosses a compaction).
 DELTAS_ONLY = {"cdc_lake_compaction_ratio": 1000}
@@ -378,7 +378,7 @@ def start_pipeline(cursor: Any) -> None:
 
 
 def snapshot(cursor: Any, schema: str) -> dict[str, list[tuple]]:
-    """Both marts of one pipeline, comparable as sorted tuples (maps as sorted JSON). Ordering
+    """The marts of one pipeline, comparable as sorted tuples (maps as sorted JSON). Ordering
     keys are left out: their last tie-breaks are the load time, which differs between the two
     pipelines; event ids and version numbers carry the order."""
     state = query(
@@ -398,9 +398,31 @@ def snapshot(cursor: Any, schema: str) -> dict[str, list[tuple]]:
             cast(valid_to as string) as valid_to
         from {schema}.cdc_row_history""",
     )
+    schemas = query(
+        cursor,
+        f"""
+        select table_key, column_name, database_name, schema_name, table_name, db_type,
+            column_position, source_type, spark_type, is_primary_key, type_source,
+            cast(last_seen_at as string) as last_seen_at
+        from {schema}.cdc_table_schemas""",
+    )
+    progress = query(
+        cursor,
+        f"""
+        select source_format, kafka_topic, cast(last_heartbeat_at as string) as heartbeat,
+            cast(last_event_at as string) as event, cast(last_sync_at as string) as sync,
+            cast(newest_change_source_ts as string) as newest_change,
+            newest_change_sync_delay_seconds, messages, change_messages, heartbeat_messages,
+            schema_change_messages, transaction_messages, tombstone_messages,
+            logical_message_messages, rejected_messages, duplicate_messages,
+            unaccounted_messages, change_rows, rejected_rows
+        from {schema}.cdc_sync_progress""",
+    )
     return {
         "state": sorted(tuple(row.values()) for row in state),
         "history": sorted(tuple(row.values()) for row in history),
+        "schemas": sorted(tuple(row.values()) for row in schemas),
+        "progress": sorted(tuple(map(str, row.values())) for row in progress),
     }
 
 
@@ -457,6 +479,20 @@ def run_pipelines(
         dbt_run("run", *MARTS, *dbt_vars(DELTAS_ONLY, formats))  # nothing new
         snapshots.append(snapshot(cursor, f"{name}_batches"))
         delta_rows = scalar(cursor, f"select count(*) from {delta}")
+        sightings = query(
+            cursor,
+            f"""
+            select count(*) as sighting_rows,
+                count(distinct sighting, table_key, coalesce(column_name, '')) as sighted_keys,
+                count(distinct generation) as generations
+            from {name}_batches_intermediate.int_cdc__table_sightings""",
+        )[0]
+        totals = query(
+            cursor,
+            f"""
+            select count(*) as total_rows, count(distinct generation) as generations
+            from {name}_batches_intermediate.int_cdc__sync_progress_totals""",
+        )[0]
         idle_statements = {
             model: executed_statement(work / f"target-{name}-batches", model)
             for model in ("int_cdc__row_history_base", "int_cdc__row_history_delta")
@@ -472,6 +508,8 @@ def run_pipelines(
         "batch_snapshots": snapshots,
         "compacted": compacted,
         "delta_rows": delta_rows,
+        "sightings": sightings,
+        "totals": totals,
         "idle_statements": idle_statements,
         "full": full,
         "delta_parts": delta_parts,
@@ -555,6 +593,44 @@ def test_batches_equal_one_full_refresh(generated_pipelines: dict[str, Any]) -> 
     assert len(full["history"]) > 3000
     assert batched["state"] == full["state"]
     assert batched["history"] == full["history"]
+
+
+def test_batches_equal_one_full_refresh_in_table_schemas(
+    generated_pipelines: dict[str, Any],
+) -> None:
+    batched = generated_pipelines["batch_snapshots"][-1]
+    full = generated_pipelines["full"]
+    assert len(full["schemas"]) >= 10
+    assert batched["schemas"] == full["schemas"]
+
+
+def test_batches_equal_one_full_refresh_in_sync_progress(
+    generated_pipelines: dict[str, Any],
+) -> None:
+    """The totals each run adds its new loads to come to what one count of every load gives
+    (load times and lag aside: the two pipelines load at different times)."""
+    batched = generated_pipelines["batch_snapshots"][-1]
+    full = generated_pipelines["full"]
+    assert len(full["progress"]) >= 2
+    assert batched["progress"] == full["progress"]
+
+
+def test_table_sightings_keep_one_row_per_table_and_column(
+    generated_pipelines: dict[str, Any],
+) -> None:
+    """However many runs folded changes into them, the sightings are one generation of one
+    row per (sighting, table, column): cdc_table_schemas reads what the schemas are, not a
+    set of rows per run."""
+    sightings = generated_pipelines["sightings"]
+    assert sightings["generations"] == 1
+    assert sightings["sighting_rows"] == sightings["sighted_keys"] >= 4
+
+
+def test_sync_progress_keeps_one_row_per_topic(generated_pipelines: dict[str, Any]) -> None:
+    """The totals are one generation of a row per source and topic, not a row per run."""
+    totals = generated_pipelines["totals"]
+    assert totals["generations"] == 1
+    assert totals["total_rows"] == len(generated_pipelines["full"]["progress"])
 
 
 def test_a_run_with_nothing_new_changes_no_row(generated_pipelines: dict[str, Any]) -> None:

@@ -1,9 +1,17 @@
-{#- The sync progress of the loads since the last run, per source and topic: counts, newest
-    times and the newest change of those loads only. cdc_sync_progress adds the increments
-    up, so a run reads what is new, not the history. -#}
+-- sqlfluff:indentation:template_blocks_indent:False
+{#- The sync progress per source and topic since the first load: message counts, newest
+    times and the newest change. A run adds what its new loads say to the totals held and
+    writes them as a new `generation` (its post-hook drops the older one), so it reads its
+    new loads and a row per topic, and cdc_sync_progress reads a row per topic, not one per
+    run and topic. -#}
 {%- set new_loads = loaded_since_last_run(
-    ref('int_cdc__message_accounting'), held_column='last_loaded_at'
-) -%}
+    ref('int_cdc__message_accounting'), held_column='timestamp_micros(generation)'
+) %}
+{%- if new_loads == 'false' %}
+
+{{ writes_nothing(this) }}
+
+{%- else %}
 
 with
 
@@ -136,7 +144,8 @@ changes as (
 
 ),
 
-final as (
+{# What the new loads add. #}
+increments as (
 
     select
         ---------- source and topic
@@ -173,6 +182,78 @@ final as (
             messages.source_format = changes.source_format
             and messages.kafka_topic <=> changes.kafka_topic
 
+),
+
+{# The totals held: the newest generation (an older one is left only by a run stopped before
+   its post-hook). None on a first or full-refresh run. #}
+held_totals as (
+
+    {%- if is_incremental() %}
+
+    select * except (generation)
+    from {{ this }}
+    where generation = (select max(held.generation) from {{ this }} as held)
+
+    {%- else %}
+
+    select * from increments
+    where false
+
+    {%- endif %}
+
+),
+
+totals as (
+
+    select
+        source_format,
+        kafka_topic,
+        max(last_heartbeat_at) as last_heartbeat_at,
+        max(last_event_at) as last_event_at,
+        max(last_sync_at) as last_sync_at,
+        max(last_loaded_at) as last_loaded_at,
+        max(newest_change_order) as newest_change_order,
+        max_by(newest_change, newest_change_order) as newest_change,
+        sum(messages) as messages,
+        sum(change_messages) as change_messages,
+        sum(heartbeat_messages) as heartbeat_messages,
+        sum(schema_change_messages) as schema_change_messages,
+        sum(transaction_messages) as transaction_messages,
+        sum(tombstone_messages) as tombstone_messages,
+        sum(logical_message_messages) as logical_message_messages,
+        sum(rejected_messages) as rejected_messages,
+        sum(duplicate_messages) as duplicate_messages,
+        sum(unaccounted_messages) as unaccounted_messages,
+        sum(change_rows) as change_rows,
+        sum(rejected_rows) as rejected_rows
+
+    from (
+        select * from increments
+        union all
+        select * from held_totals
+    ) as all_increments
+    group by source_format, kafka_topic
+
+),
+
+{# The newest load added: the next run reads the loads after it. #}
+built_through as (
+
+    select coalesce(unix_micros(max(loaded_at)), 0) as generation
+    from message_accounting
+
+),
+
+final as (
+
+    select
+        *,
+        (select built_through.generation from built_through) as generation
+
+    from totals
+
 )
 
 select * from final
+
+{%- endif %}
