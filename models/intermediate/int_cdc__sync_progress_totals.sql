@@ -5,8 +5,9 @@
     new loads and a row per topic, and cdc_sync_progress reads a row per topic, not one per
     run and topic. -#}
 {%- set new_loads = loaded_since_last_run(
-    ref('int_cdc__message_accounting'), held_column='timestamp_micros(generation)'
+    ref('int_cdc__message_accounting'), held_column='last_loaded_at'
 ) %}
+{%- set held_generations = partition_generations(this) if execute and is_incremental() else [] %}
 {%- if new_loads == 'false' %}
 
 {{ writes_nothing(this) }}
@@ -188,11 +189,11 @@ increments as (
    its post-hook). None on a first or full-refresh run. #}
 held_totals as (
 
-    {%- if is_incremental() %}
+    {%- if held_generations %}
 
     select * except (generation)
     from {{ this }}
-    where generation = (select max(held.generation) from {{ this }} as held)
+    where generation = {{ held_generations | max }}
 
     {%- else %}
 
@@ -236,19 +237,11 @@ totals as (
 
 ),
 
-{# The newest load added: the next run reads the loads after it. #}
-built_through as (
-
-    select coalesce(unix_micros(max(loaded_at)), 0) as generation
-    from message_accounting
-
-),
-
 final as (
 
     select
         *,
-        (select built_through.generation from built_through) as generation
+        {{ next_generation(held_generations) }} as generation
 
     from totals
 

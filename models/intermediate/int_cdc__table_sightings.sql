@@ -11,9 +11,8 @@
     image), in one pass: the row images of one table mostly share their column list, so the
     latest change per (table, column list) is found first and only those few lists are
     exploded. -#}
-{%- set new_loads = loaded_since_last_run(
-    ref('int_cdc__change_log'), held_column='timestamp_micros(generation)'
-) %}
+{%- set new_loads = loaded_since_last_run(ref('int_cdc__change_log')) %}
+{%- set held_generations = partition_generations(this) if execute and is_incremental() else [] %}
 {%- if new_loads == 'false' %}
 
 {{ writes_nothing(this) }}
@@ -22,17 +21,10 @@
 
 with
 
-new_changes as (
-
-    select * from {{ ref('int_cdc__change_log') }}
-    where {{ new_loads }}
-
-),
-
 row_changes as (
 
-    select * from new_changes
-    where op != 'truncate'
+    select * from {{ ref('int_cdc__change_log') }}
+    where op != 'truncate' and {{ new_loads }}
 
 ),
 
@@ -117,7 +109,7 @@ candidates as (
    nothing newer, so folding it in too changes nothing. None on a first or full-refresh run. #}
 held_candidates as (
 
-    {%- if is_incremental() %}
+    {%- if held_generations %}
 
     select
         table_key,
@@ -168,15 +160,6 @@ latest_sightings as (
 
 ),
 
-{# The newest load folded in: what the next run reads from (a load of truncates alone
-   moves it too). #}
-built_through as (
-
-    select coalesce(unix_micros(max(loaded_at)), 0) as generation
-    from new_changes
-
-),
-
 final as (
 
     select
@@ -198,7 +181,7 @@ final as (
         sighted.latest.event_id,
         sighted.latest.source_ts,
         sighted.latest.loaded_at,
-        (select built_through.generation from built_through) as generation
+        {{ next_generation(held_generations) }} as generation
 
     from latest_sightings
 
