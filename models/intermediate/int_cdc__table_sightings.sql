@@ -13,6 +13,11 @@
     exploded. -#}
 {%- set new_loads = loaded_since_last_run(ref('int_cdc__change_log')) %}
 {%- set held_generations = partition_generations(this) if execute and is_incremental() else [] %}
+{#- What a sighting keeps of the change it saw (the `latest` struct), new or held. #}
+{%- set latest_fields = [
+    'database_name', 'schema_name', 'table_name', 'db_type', 'primary_key_columns',
+    'column_types', 'ordering_key', 'event_id', 'source_ts', 'loaded_at',
+] %}
 {%- if new_loads == 'false' %}
 
 {{ writes_nothing(this) }}
@@ -42,18 +47,7 @@ change_groups as (
                 ))
         end as column_names,
         max_by(
-            struct(
-                database_name,
-                schema_name,
-                table_name,
-                db_type,
-                primary_key_columns,
-                column_types,
-                ordering_key,
-                event_id,
-                source_ts,
-                loaded_at
-            ),
+            struct({{ latest_fields | join(', ') }}),
             struct(ordering_key, event_id)
         ) as latest
 
@@ -116,18 +110,7 @@ held_candidates as (
         sighting,
         column_name,
         column_index,
-        struct(
-            database_name,
-            schema_name,
-            table_name,
-            db_type,
-            primary_key_columns,
-            column_types,
-            ordering_key,
-            event_id,
-            source_ts,
-            loaded_at
-        ) as latest
+        struct({{ latest_fields | join(', ') }}) as latest
 
     from {{ this }}
 
