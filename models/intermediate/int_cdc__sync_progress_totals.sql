@@ -7,12 +7,13 @@
 {%- set new_loads = loaded_since_last_run(
     ref('int_cdc__message_accounting'), held_column='last_loaded_at'
 ) %}
-{%- set held_generations = partition_generations(this) if execute and is_incremental() else [] %}
 {%- if new_loads == 'false' %}
 
 {{ writes_nothing(this) }}
 
 {%- else %}
+{#- The generations held (a metastore call), only when there is something to write. #}
+{%- set held_generations = partition_generations(this) if execute and is_incremental() else [] %}
 
 with
 

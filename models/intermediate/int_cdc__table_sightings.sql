@@ -12,7 +12,6 @@
     latest change per (table, column list) is found first and only those few lists are
     exploded. -#}
 {%- set new_loads = loaded_since_last_run(ref('int_cdc__change_log')) %}
-{%- set held_generations = partition_generations(this) if execute and is_incremental() else [] %}
 {#- What a sighting keeps of the change it saw (the `latest` struct), new or held. #}
 {%- set latest_fields = [
     'database_name', 'schema_name', 'table_name', 'db_type', 'primary_key_columns',
@@ -23,6 +22,8 @@
 {{ writes_nothing(this) }}
 
 {%- else %}
+{#- The generations held (a metastore call), only when there is something to write. #}
+{%- set held_generations = partition_generations(this) if execute and is_incremental() else [] %}
 
 with
 
