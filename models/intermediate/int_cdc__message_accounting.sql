@@ -3,10 +3,6 @@
     still checks their increments rather than trusting them. `dbt run --full-refresh --select
     int_cdc__message_accounting` recounts every landed message (the full reconciliation). -#}
 {%- set new_loads = loaded_since_last_run(ref('int_cdc__staged_events')) -%}
-{#- The new staged rows and the earlier deliveries of their events (read through the new
-    rows' ids; on a first or full run there are no earlier ones). -#}
-{%- set new_or_redelivered = new_loads if new_loads == 'true'
-    else new_loads ~ ' or event_id in (select staged_events.event_id from staged_events)' -%}
 {#- Every enabled format's landing table (macro cdc_formats, var cdc_lake_formats). -#}
 {%- set landing_tables = [] -%}
 {%- for entry in enabled_cdc_formats() -%}
@@ -88,7 +84,16 @@ landed_messages as (
 
 ),
 
-{# Every delivery of the new staged rows' events: theirs, and those earlier loads staged. #}
+new_event_ids as (
+
+    select distinct event_id from staged_events
+
+),
+
+{# Every delivery of the new staged rows' events: theirs, and those earlier loads staged
+   (on a first or full run, `not true`: Spark plans that part away). The new rows' ids are
+   broadcast and each held row is looked up in them where it is read: a join Spark plans
+   itself shuffled every held row's id on every run (it cannot size the new rows' plan). #}
 deliveries as (
 
     select
@@ -96,9 +101,24 @@ deliveries as (
         event_id,
         event_kind,
         is_first_delivery,
-        {{ new_loads }} as is_new
+        true as is_new
+    from staged_events
+
+    union all
+
+    select /*+ broadcast(new_event_ids) */
+        all_staged_events.source_format,
+        all_staged_events.source_file,
+        all_staged_events.source_position,
+        all_staged_events.loaded_at,
+        all_staged_events.event_id,
+        all_staged_events.event_kind,
+        all_staged_events.is_first_delivery,
+        false as is_new
     from all_staged_events
-    where {{ new_or_redelivered }}
+    left semi join new_event_ids
+        on all_staged_events.event_id = new_event_ids.event_id
+    where not ({{ new_loads }})
 
 ),
 
