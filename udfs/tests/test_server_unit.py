@@ -11,12 +11,14 @@ import re
 import socket
 import subprocess
 import sys
+import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import pytest
 
 from cdc_lake import cli
 from cdc_lake.server import (
+    SCHEDULER_POOLS,
     ServerConfig,
     ServerError,
     find_java,
@@ -47,6 +49,20 @@ def test_all_state_lives_under_the_home(tmp_path: Path) -> None:
     assert f"-Dderby.system.home={tmp_path}" in conf["spark.driver.extraJavaOptions"]
     assert conf["spark.local.dir"] == str(tmp_path / "tmp")
     assert conf["spark.driver.extraClassPath"] == str(tmp_path / "hive-stubs")
+
+
+def test_jobs_of_concurrent_models_share_the_cores(tmp_path: Path) -> None:
+    """The `default` pool, where every statement runs, schedules its own jobs fairly: Spark's
+    FAIR mode alone would leave them first in, first out."""
+    config = ServerConfig(home=tmp_path)
+    conf = spark_conf(config)
+    assert conf["spark.scheduler.mode"] == "FAIR"
+    assert conf["spark.scheduler.allocation.file"] == str(tmp_path / "scheduler-pools.xml")
+    pools = {
+        pool.get("name"): pool.findtext("schedulingMode")
+        for pool in ElementTree.fromstring(SCHEDULER_POOLS).iter("pool")
+    }
+    assert pools == {"default": "FAIR"}
 
 
 def test_a_relative_home_becomes_absolute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
