@@ -149,8 +149,8 @@ def spark_conf(config: ServerConfig) -> dict[str, str]:
         "spark.ui.enabled": "false",
         # dbt runs two models at once. In FIFO order a model's small job (a probe, one of the
         # history delta's dozen small stages) waited for every queued task of the other
-        # model's large stage; shared fairly it gets the next free core. 1% runs on a 1 M
-        # history: 1-2 s (5-8%) shorter, alternating servers (2026-11-25).
+        # model's large stage; shared fairly it gets the next free core. 10,000-message runs
+        # on a 1.5-1.7 M history: 1-2 s (5-8%) shorter (README, Benchmarks).
         "spark.scheduler.mode": "FAIR",
         "spark.scheduler.allocation.file": str(config.scheduler_pools_file),
     }
