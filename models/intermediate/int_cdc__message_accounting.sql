@@ -107,10 +107,7 @@ deliveries as (
     union all
 
     select /*+ broadcast(new_event_ids) */
-        all_staged_events.source_format,
-        all_staged_events.source_file,
-        all_staged_events.source_position,
-        all_staged_events.loaded_at,
+        all_staged_events.{{ message_columns | join(', all_staged_events.') }},
         all_staged_events.event_id,
         all_staged_events.event_kind,
         all_staged_events.is_first_delivery,
