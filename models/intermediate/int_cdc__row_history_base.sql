@@ -38,13 +38,14 @@ table_truncates as (
 
 ),
 
-{#- The versions as a whole decide what the fold needs (a probe each, answered mostly from
-    parquet statistics). -#}
+{#- The versions as a whole decide what the fold needs (probes answered mostly from parquet
+    statistics). -#}
+{%- set kinds = history_version_kinds(ref('int_cdc__row_versions')) %}
 {{ fold_row_versions(
     'key_versions',
     'table_truncates',
-    has_truncates=has_rows(ref('int_cdc__row_versions'), "op = 'truncate'"),
-    has_partial_changes=has_rows(ref('int_cdc__row_versions'), 'is_partial'),
+    has_truncates=kinds.truncates,
+    has_partial_changes=kinds.partial_changes,
 ) }},
 
 {# The newest load folded in: what later runs compare against. #}

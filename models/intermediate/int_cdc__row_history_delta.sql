@@ -31,8 +31,9 @@
 {%- else %}
 {#- Whether any version is a truncate or a partial change (probes answered mostly from
     parquet statistics): without, those parts of the query are left out of its plan. -#}
-{%- set has_truncates = has_rows(row_versions_relation, "op = 'truncate'") -%}
-{%- set has_partial_changes = has_rows(row_versions_relation, 'is_partial') %}
+{%- set kinds = history_version_kinds(row_versions_relation) -%}
+{%- set has_truncates = kinds.truncates -%}
+{%- set has_partial_changes = kinds.partial_changes %}
 
 with
 
