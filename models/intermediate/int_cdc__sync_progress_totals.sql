@@ -24,31 +24,43 @@ message_accounting as (
 
 ),
 
-change_log as (
+{# The source's own events (row-changes, statements, transaction markers) and heartbeats:
+   staging's first deliveries of those kinds, the rows int_cdc__change_log,
+   int_cdc__schema_changes, int_cdc__transaction_markers and int_cdc__heartbeats keep, read
+   in one pass rather than once per model (each read scans staging's new files). #}
+source_events as (
 
-    select * from {{ ref('int_cdc__change_log') }}
-    where {{ new_loads }}
-
-),
-
-heartbeats as (
-
-    select * from {{ ref('int_cdc__heartbeats') }}
-    where {{ new_loads }}
-
-),
-
-schema_changes as (
-
-    select * from {{ ref('int_cdc__schema_changes') }}
-    where {{ new_loads }}
+    select * from {{ ref('int_cdc__staged_events') }}
+    where
+        event_kind in ('change', 'schema_change', 'transaction', 'heartbeat')
+        and is_first_delivery
+        and {{ new_loads }}
 
 ),
 
-transaction_markers as (
+{# Their newest times, and the newest row-change by source commit time (ordering_key breaks
+   ties) with its sync delay. #}
+event_totals as (
 
-    select * from {{ ref('int_cdc__transaction_markers') }}
-    where {{ new_loads }}
+    select
+        source_format,
+        kafka_topic,
+        max(case when event_kind = 'heartbeat' then source_ts end) as last_heartbeat_at,
+        max(case when event_kind != 'heartbeat' then source_ts end) as last_event_at,
+        max(sync_ts) as last_sync_at,
+        count_if(event_kind = 'change') as change_rows,
+        max(case when event_kind = 'change' then struct(source_ts, ordering_key) end)
+            as newest_change_order,
+        max_by(
+            struct(
+                source_ts,
+                sync_ts,
+                (unix_micros(sync_ts) - unix_micros(source_ts)) / 1000000.0 as sync_delay_seconds
+            ),
+            case when event_kind = 'change' then struct(source_ts, ordering_key) end
+        ) as newest_change
+    from source_events
+    group by source_format, kafka_topic
 
 ),
 
@@ -75,77 +87,6 @@ messages as (
 
 ),
 
-{# The source's own events (row-changes, statements, transaction markers) and heartbeats. #}
-source_events as (
-
-    select
-        source_format,
-        kafka_topic,
-        source_ts as event_at,
-        cast(null as timestamp) as heartbeat_at,
-        sync_ts
-    from change_log
-    union all
-    select
-        source_format,
-        kafka_topic,
-        source_ts as event_at,
-        cast(null as timestamp) as heartbeat_at,
-        sync_ts
-    from schema_changes
-    union all
-    select
-        source_format,
-        kafka_topic,
-        source_ts as event_at,
-        cast(null as timestamp) as heartbeat_at,
-        sync_ts
-    from transaction_markers
-    union all
-    select
-        source_format,
-        kafka_topic,
-        cast(null as timestamp) as event_at,
-        heartbeat_at,
-        sync_ts
-    from heartbeats
-
-),
-
-event_times as (
-
-    select
-        source_format,
-        kafka_topic,
-        max(heartbeat_at) as last_heartbeat_at,
-        max(event_at) as last_event_at,
-        max(sync_ts) as last_sync_at
-    from source_events
-    group by source_format, kafka_topic
-
-),
-
-{# The newest row-change by source commit time (ordering_key breaks ties) and its sync delay. #}
-changes as (
-
-    select
-        source_format,
-        kafka_topic,
-        count(*) as change_rows,
-        max(struct(source_ts, ordering_key)) as newest_change_order,
-        max_by(
-            struct(
-                source_ts,
-                sync_ts,
-                (unix_micros(sync_ts) - unix_micros(source_ts)) / 1000000.0 as sync_delay_seconds
-            ),
-            struct(source_ts, ordering_key)
-        ) as newest_change
-    from change_log
-    group by source_format, kafka_topic
-
-),
-
 {# What the new loads add. #}
 increments as (
 
@@ -154,12 +95,12 @@ increments as (
         messages.source_format,
         messages.kafka_topic,
         ---------- times
-        event_times.last_heartbeat_at,
-        event_times.last_event_at,
-        event_times.last_sync_at,
+        event_totals.last_heartbeat_at,
+        event_totals.last_event_at,
+        event_totals.last_sync_at,
         messages.last_loaded_at,
-        changes.newest_change_order,
-        changes.newest_change,
+        event_totals.newest_change_order,
+        event_totals.newest_change,
         ---------- messages by outcome
         messages.messages,
         messages.change_messages,
@@ -171,18 +112,14 @@ increments as (
         messages.rejected_messages,
         messages.duplicate_messages,
         messages.unaccounted_messages,
-        coalesce(changes.change_rows, 0) as change_rows,
+        coalesce(event_totals.change_rows, 0) as change_rows,
         messages.rejected_rows
 
     from messages
-    left join event_times
+    left join event_totals
         on
-            messages.source_format = event_times.source_format
-            and messages.kafka_topic <=> event_times.kafka_topic
-    left join changes
-        on
-            messages.source_format = changes.source_format
-            and messages.kafka_topic <=> changes.kafka_topic
+            messages.source_format = event_totals.source_format
+            and messages.kafka_topic <=> event_totals.kafka_topic
 
 ),
 
