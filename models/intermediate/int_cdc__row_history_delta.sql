@@ -10,6 +10,8 @@
 {%- set base_generation = 0 -%}
 {#- While dbt parses and in the SQL linter (`execute` false), the whole query. -#}
 {%- set new_versions_condition = 'true' -%}
+{#- The stored rows read for the touched keys: those in the range of their keys. -#}
+{%- set stored_key_range = 'true' -%}
 {%- if execute -%}
     {%- set new_versions_condition = none -%}
     {%- set base_generations = partition_generations(base) -%}
@@ -17,8 +19,12 @@
     {%- set own_generations = partition_generations(this) if is_incremental() else [] -%}
     {%- set covered_through = ([base_generation] + own_generations) | max -%}
     {%- set condition = 'loaded_at > timestamp_micros(' ~ covered_through ~ ')' -%}
-    {%- if has_rows(row_versions_relation, condition) -%}
+    {%- set touched = touched_key_range(row_versions_relation, condition) -%}
+    {%- if touched.versions > 0 -%}
         {%- set new_versions_condition = condition -%}
+    {%- endif -%}
+    {%- if touched.low is not none -%}
+        {%- set stored_key_range = 'primary_key between ' ~ touched.low ~ ' and ' ~ touched.high -%}
     {%- endif -%}
 {%- endif -%}
 
@@ -43,17 +49,22 @@ row_versions as (
 
 ),
 
+{# Only the stored rows whose key lies between the lowest and highest key touched now: the
+   history's files keep their rows sorted by table and key, in pages of a few thousand rows
+   (the models' `parquet.page.row.count.limit`), so parquet reads only the pages that hold such
+   keys. Where changes follow time (new keys, updates to recent ones) that is a few pages of
+   each file, not every stored current row; random keys span every page. #}
 base_history as (
 
     select * from {{ base }}
-    where generation = {{ base_generation }}
+    where generation = {{ base_generation }} and {{ stored_key_range }}
 
 ),
 
 stored_delta as (
 
     select * from {{ this if is_incremental() else base }}
-    where generation > {{ base_generation }}
+    where generation > {{ base_generation }} and {{ stored_key_range }}
 
 ),
 

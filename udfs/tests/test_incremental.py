@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import query, run_dbt, scalar
+from conftest import compiled_inline, query, run_dbt, scalar
 
 from cdc_lake.client import connect, run
 from cdc_lake.formats import bootstrap_statements
@@ -48,6 +48,8 @@ COMPACT_AFTER_BATCH = 1
 # those parts out of its plan (macro has_rows); it must come to the same rows.
 PLAIN_FORMATS = ["dataworks_json"]
 FOLD_PARTS = ("fold_truncate_versions", "fold_column_writes")
+# In the delta's statement when it reads the stored rows within the range of the touched keys.
+STORED_KEY_RANGE = "primary_key between cast(unbase64('"
 
 
 @dataclass
@@ -472,6 +474,7 @@ def run_pipelines(
     executed in the last run (nothing new)."""
     snapshots = []
     delta_parts = []
+    delta_key_ranges = []
     delta = f"{name}_batches_intermediate.int_cdc__row_history_delta"
     with environment(f"{name}_raw_batches", f"{name}_batches", work / f"target-{name}-batches"):
         start_pipeline(cursor)
@@ -482,6 +485,8 @@ def run_pipelines(
             if number > 0:
                 target = work / f"target-{name}-batches"
                 delta_parts.append(fold_parts(target, "int_cdc__row_history_delta"))
+                statement = executed_statement(target, "int_cdc__row_history_delta")
+                delta_key_ranges.append(STORED_KEY_RANGE in statement)
             if number == COMPACT_AFTER_BATCH:
                 dbt_run("run", *MARTS, *dbt_vars(COMPACT, formats))  # nothing new, compacted
                 compacted = snapshot(cursor, f"{name}_batches")
@@ -526,6 +531,7 @@ def run_pipelines(
         "idle_statements": idle_statements,
         "full": full,
         "delta_parts": delta_parts,
+        "delta_key_ranges": delta_key_ranges,
         "base_parts": base_parts,
     }
 
@@ -601,11 +607,55 @@ def test_the_stream_mixes_every_case(generated_pipelines: dict[str, Any]) -> Non
 
 
 def test_batches_equal_one_full_refresh(generated_pipelines: dict[str, Any]) -> None:
+    """Every batch's delta read the stored rows within the range of the keys it touched
+    (macro touched_key_range), and the batches still give what one full refresh gives."""
+    assert generated_pipelines["delta_key_ranges"]
+    assert all(generated_pipelines["delta_key_ranges"])
     batched = generated_pipelines["batch_snapshots"][-1]
     full = generated_pipelines["full"]
     assert len(full["history"]) > 3000
     assert batched["state"] == full["state"]
     assert batched["history"] == full["history"]
+
+
+def key_range(rows: str, tmp_path: Path, cursor: Any) -> dict[str, Any]:
+    """What macro touched_key_range makes of versions (op, primary_key) given as SQL `values`
+    rows: the count, and its bounds evaluated by the server (None where it gives none)."""
+    jinja = (
+        "{% set versions %}(select * from values " + rows + " as versions(op, primary_key))"
+        "{% endset %}{% set found = touched_key_range(versions, 'true') %}"
+        "{{ tojson({'versions': found.versions, 'low': found.low, 'high': found.high}) }}"
+    )
+    found = json.loads(compiled_inline(jinja, tmp_path))
+    for bound in ("low", "high"):
+        if found[bound] is not None:
+            found[bound] = scalar(cursor, f"select {found[bound]}")
+    return found
+
+
+def test_the_touched_key_range_holds_every_touched_key(
+    spark_server: Any, tmp_path: Path, cursor: Any
+) -> None:
+    """The bounds are the lowest and highest key of the new versions, truncates (no key) left
+    out, exact whatever a key's characters (a key is message content: the SQL carries it as
+    base64); none when no version has a key or a key is over 1,024 characters, so that the
+    delta then reads every stored row; the count says whether there is anything new."""
+    tricky = '["it\'s \u2713 ); drop"]'
+    literal = "'" + tricky.replace("'", "\\'") + "'"
+    found = key_range(
+        f"""('insert', '["b"]'), ('update', {literal}), ('truncate', null), ('delete', '["a"]')""",
+        tmp_path,
+        cursor,
+    )
+    assert found == {"versions": 4, "low": '["a"]', "high": tricky}
+    assert key_range("('truncate', null)", tmp_path, cursor) == {
+        "versions": 1,
+        "low": None,
+        "high": None,
+    }
+    long_key = key_range("('update', repeat('k', 1025)), ('insert', 'a')", tmp_path, cursor)
+    assert long_key == {"versions": 2, "low": None, "high": None}
+    assert key_range("('update', repeat('k', 1024))", tmp_path, cursor)["low"] == "k" * 1024
 
 
 def test_batches_equal_one_full_refresh_in_table_schemas(
