@@ -87,6 +87,18 @@ def test_build_succeeds_and_runs_both_dts_layout_unit_tests(
     )
 
 
+def test_a_unit_tests_temporary_view_is_replaced_not_dropped(
+    pipeline_build: Any, cursor: Any
+) -> None:
+    """The unit test leaves a one-row view behind (macro spark__drop_relation): had it dropped
+    its view while another connection of the shared session closed, that close would fail,
+    and dbt the model whose connection it was."""
+    views = {row["viewName"]: row for row in query(cursor, "show views")}
+    assert views["dts_canal_json_legacy_layout__dbt_tmp"]["isTemporary"]
+    rows = query(cursor, "select * from dts_canal_json_legacy_layout__dbt_tmp")
+    assert rows == [{"placeholder": 1}]
+
+
 # ---------------------------------------------------------------- Flink canal-data.txt
 
 
