@@ -18,8 +18,11 @@
     {%- set base_generation = base_generations | max if base_generations else 0 -%}
     {%- set own_generations = partition_generations(this) if is_incremental() else [] -%}
     {%- set covered_through = ([base_generation] + own_generations) | max -%}
-    {%- set condition = 'loaded_at > timestamp_micros(' ~ covered_through ~ ')' -%}
-    {%- set touched = touched_key_range(row_versions_relation, condition) -%}
+    {%- set condition = loaded_after(
+        row_versions_relation, 'timestamp_micros(' ~ covered_through ~ ')'
+    ) -%}
+    {%- set touched = touched_key_range(row_versions_relation, condition)
+        if condition != 'false' else {'versions': 0, 'low': none} -%}
     {%- if touched.versions > 0 -%}
         {%- set new_versions_condition = condition -%}
     {%- endif -%}

@@ -475,6 +475,7 @@ def run_pipelines(
     snapshots = []
     delta_parts = []
     delta_key_ranges = []
+    named_loads = []
     delta = f"{name}_batches_intermediate.int_cdc__row_history_delta"
     with environment(f"{name}_raw_batches", f"{name}_batches", work / f"target-{name}-batches"):
         start_pipeline(cursor)
@@ -487,6 +488,11 @@ def run_pipelines(
                 delta_parts.append(fold_parts(target, "int_cdc__row_history_delta"))
                 statement = executed_statement(target, "int_cdc__row_history_delta")
                 delta_key_ranges.append(STORED_KEY_RANGE in statement)
+                named_loads.append(
+                    "loaded_at in (timestamp_micros(" in statement
+                    and "loaded_at in (timestamp_micros("
+                    in executed_statement(target, "int_cdc__row_versions")
+                )
             if number == COMPACT_AFTER_BATCH:
                 dbt_run("run", *MARTS, *dbt_vars(COMPACT, formats))  # nothing new, compacted
                 compacted = snapshot(cursor, f"{name}_batches")
@@ -532,6 +538,7 @@ def run_pipelines(
         "full": full,
         "delta_parts": delta_parts,
         "delta_key_ranges": delta_key_ranges,
+        "named_loads": named_loads,
         "base_parts": base_parts,
     }
 
@@ -656,6 +663,56 @@ def test_the_touched_key_range_holds_every_touched_key(
     long_key = key_range("('update', repeat('k', 1025)), ('insert', 'a')", tmp_path, cursor)
     assert long_key == {"versions": 2, "low": None, "high": None}
     assert key_range("('update', repeat('k', 1024))", tmp_path, cursor)["low"] == "k" * 1024
+
+
+LOADS = (
+    "(select * from values (1, timestamp_micros({})), (2, timestamp_micros({})), (3, null)"
+    " as loads(id, loaded_at))"
+)
+
+
+def loaded_after(after: int, tmp_path: Path, max_loads: int = 1000, loads: tuple = (5, 9)) -> str:
+    """The condition macro loaded_after makes of the `LOADS` rows later than `after` µs."""
+    relation = LOADS.format(*loads)
+    return compiled_inline(
+        f"{{{{ loaded_after('{relation}', 'timestamp_micros({after})', max_loads={max_loads}) }}}}",
+        tmp_path,
+    ).strip()
+
+
+def generated_code(cursor: Any, condition: str) -> list[str]:
+    """The Java Spark generates for a scan of the batch pipeline's `int_cdc__row_versions`
+    filtered by `condition` (`explain codegen`, the numbered lines of its classes)."""
+    plan = scalar(
+        cursor,
+        "explain codegen select event_id "
+        f"from gen_batches_intermediate.int_cdc__row_versions where {condition}",
+    )
+    return [line for line in plan.splitlines() if line.startswith("/* ")]
+
+
+def test_loaded_after_names_the_new_loads_in_code_that_does_not_change(
+    generated_pipelines: dict[str, Any], tmp_path: Path, cursor: Any
+) -> None:
+    """The condition keeps exactly the rows loaded after the watermark (`false` when there are
+    none, a plain comparison over `max_loads` loads), and a query filtered by it compiles to
+    the same Java whatever loads it names, as it did not when it compared with a literal."""
+    assert loaded_after(9, tmp_path) == "false"
+    kept = loaded_after(4, tmp_path)
+    assert kept.startswith("loaded_at in (timestamp_micros(5), timestamp_micros(9), ")
+    assert scalar(cursor, f"select collect_list(id) from {LOADS.format(5, 9)} where {kept}") == (
+        "[1,2]"
+    )
+    assert loaded_after(5, tmp_path).startswith("loaded_at in (timestamp_micros(9), ")
+    assert loaded_after(4, tmp_path, max_loads=1) == "loaded_at > timestamp_micros(4)"
+    one_load = generated_code(cursor, loaded_after(4, tmp_path, loads=(5, 5)))
+    two_loads = generated_code(cursor, kept)
+    assert one_load == two_loads and len(one_load) > 20
+    assert generated_code(cursor, "loaded_at > timestamp_micros(4)") != generated_code(
+        cursor, "loaded_at > timestamp_micros(5)"
+    )
+    # Every incremental run of the pipeline named its loads.
+    assert all(generated_pipelines["named_loads"])
 
 
 def test_batches_equal_one_full_refresh_in_table_schemas(
