@@ -95,8 +95,11 @@ def timed(action: Callable[[], T]) -> tuple[T, float]:
 
 
 @contextmanager
-def benchmark_server(home: Path, port: int) -> Iterator[server.ServerConfig]:
-    config = server.ServerConfig(home=home, port=port, conf={"spark.ui.enabled": "false"})
+def benchmark_server(
+    home: Path, port: int, conf: dict[str, str] | None = None
+) -> Iterator[server.ServerConfig]:
+    settings = {"spark.ui.enabled": "false", **(conf or {})}
+    config = server.ServerConfig(home=home, port=port, conf=settings)
     pid, seconds = timed(lambda: server.start_background(config))
     line("server start", f"{seconds:.1f} s (pid {pid}, port {port}, home {home})")
     try:

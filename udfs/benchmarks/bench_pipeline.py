@@ -16,10 +16,12 @@ home, free port; one at a time) and, in that one run:
   planner and the queries' generated code while it works, a fifth to a third of a 1 M build, a
   cost a server that keeps running pays once, as the floor's warm-up is; the second is the
   ratios' full build, so that each ratio compares two runs on a warm server), the floor
-  again, then twice loads 1% more messages of the same stream and times an incremental
-  `dbt run` (the first is printed, not in the ratios, for the same reason: it plans and
-  compiles every incremental query for the first time; the second is the run a deployment
-  repeats), then a `dbt run` with nothing new, and prints full/floor, incremental/full and
+  again, then `--runs` + 1 times loads 1% more messages of the same stream and times an
+  incremental `dbt run` (the first is printed, not in the ratios, for the same reason: it
+  plans and compiles every incremental query for the first time; the others are the run a
+  deployment repeats, and the ratio takes their median, since one run here moves by a tenth;
+  each prints the query classes the server compiled during it, from the driver's metrics),
+  then a `dbt run` with nothing new, and prints full/floor, incremental/full and
   the nothing-new seconds against the issue's targets, plus the files and partitions of the
   partitioned models;
   hot: one Huawei DRS DDS (MongoDB) document inserted, then updated `--hot-updates` times by a
@@ -46,6 +48,7 @@ import os
 import random
 import shutil
 import signal
+import statistics
 import sys
 import tempfile
 import time
@@ -463,6 +466,27 @@ def live_rows(cursor: Any) -> int:
     return scalar(cursor, "select count(*) from cdc_lake.cdc_current_state where not is_deleted")
 
 
+# The driver's metrics written every second as CSV (Spark's CsvSink), of which the count of
+# query classes Spark compiled: a class compiled anew each run is planning time and JIT work
+# a server that keeps running does not pay for a query it has seen.
+METRICS_CONF = {
+    "spark.metrics.conf.driver.sink.csv.class": "org.apache.spark.metrics.sink.CsvSink",
+    "spark.metrics.conf.driver.sink.csv.period": "1",
+    "spark.metrics.conf.driver.sink.csv.unit": "seconds",
+}
+
+
+def compiled_classes(metrics: Path) -> int:
+    """How many query classes the server has compiled so far (its CodeGenerator metric),
+    after the sink's next write."""
+    time.sleep(1.5)
+    files = list(metrics.glob("*.driver.CodeGenerator.compilationTime.csv"))
+    if not files:
+        raise SystemExit(f"no CodeGenerator metrics in {metrics}: the server wrote none")
+    last = files[0].read_text(encoding="utf-8").splitlines()[-1]
+    return int(last.split(",")[1])
+
+
 # ---------------------------------------------------------------- workloads
 
 
@@ -501,6 +525,7 @@ class Options:
     seed: int
     formats: list[str] | None
     check: bool
+    runs: int
 
 
 def canal_workload(name: str, options: Options, directory: Path, cursor: Any) -> Figures:
@@ -544,13 +569,20 @@ def canal_workload(name: str, options: Options, directory: Path, cursor: Any) ->
         stream.write(directory / "batch", batch, 1)
         line("small load", f"{batch:,} messages (1%), {stream.describe()}")
         load(cursor, "(d) load 1% more", "canal_json", [directory / "batch"], batch)
-        started = time.time()
+        started, compiled = time.time(), compiled_classes(directory / "metrics")
         seconds = dbt(label, formats, "run")
         print_files(cursor, written_since=started)
+        line("", f"{compiled_classes(directory / 'metrics') - compiled} query classes compiled")
         return seconds
 
     figures.first_incremental = incremental_run("first incremental run (warm-up)")
-    figures.incremental = incremental_run("(e) incremental run")
+    runs = [
+        incremental_run(f"(e) incremental run {n}/{options.runs}")
+        for n in range(1, 1 + options.runs)
+    ]
+    figures.incremental = statistics.median(runs)
+    if options.runs > 1:
+        line("(e) median", f"{figures.incremental:9.1f} s of {', '.join(f'{s:.1f}' for s in runs)}")
     started = time.time()
     figures.idle = dbt("(f) run with nothing new", formats, "run")
     print_files(cursor, written_since=started)
@@ -604,7 +636,10 @@ def run_workload(name: str, options: Options, workdir: Path) -> Figures:
         }
     )
     print(f"\n== workload {name}", flush=True)
-    with benchmark_server(directory / "home", port), connect(port=port) as cursor:
+    metrics = directory / "metrics"
+    metrics.mkdir(parents=True, exist_ok=True)
+    conf = METRICS_CONF | {"spark.metrics.conf.driver.sink.csv.directory": str(metrics)}
+    with benchmark_server(directory / "home", port, conf), connect(port=port) as cursor:
         if name == "hot":
             return hot_workload(options, directory, cursor)
         return canal_workload(name, options, directory, cursor)
@@ -685,6 +720,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--check", action="store_true", help="compare live rows with the simulated database"
     )
+    parser.add_argument(
+        "--runs",
+        type=int,
+        default=3,
+        help="incremental runs measured after the warm-up one; the ratio takes their median",
+    )
     parser.add_argument("--workdir", type=Path, default=None, help="kept; default: temporary")
     args = parser.parse_args(argv)
     names = list(WORKLOADS) if "all" in args.workload else list(dict.fromkeys(args.workload))
@@ -697,6 +738,7 @@ def main(argv: list[str] | None = None) -> None:
         seed=args.seed,
         formats=args.formats,
         check=args.check,
+        runs=args.runs,
     )
 
     # A SIGTERM (a timeout, `kill`) must unwind like Ctrl-C so the server is stopped too.
