@@ -93,7 +93,9 @@ new_event_ids as (
 {# Every delivery of the new staged rows' events: theirs, and those earlier loads staged
    (on a first or full run, `not true`: Spark plans that part away). The new rows' ids are
    broadcast and each held row is looked up in them where it is read: a join Spark plans
-   itself shuffled every held row's id on every run (it cannot size the new rows' plan). #}
+   itself shuffled every held row's id on every run (it cannot size the new rows' plan). Of a
+   held row only what counts its kept deliveries is read: every held row is scanned, so
+   each column more is read for every event ever staged. #}
 deliveries as (
 
     select
@@ -107,7 +109,9 @@ deliveries as (
     union all
 
     select /*+ broadcast(new_event_ids) */
-        all_staged_events.{{ message_columns | join(', all_staged_events.') }},
+        {%- for column in message_columns %}
+        null as {{ column }},
+        {%- endfor %}
         all_staged_events.event_id,
         all_staged_events.event_kind,
         all_staged_events.is_first_delivery,
