@@ -84,18 +84,30 @@ landed_messages as (
 
 ),
 
-new_event_ids as (
+{# The events of the new staged rows none of whose new deliveries staging kept: each should
+   be a duplicate of a delivery an earlier load staged and kept. Only these are looked up in
+   the deliveries held: the lookup reads every row staging ever stored (the largest read of
+   a run, and one that grows with history), and a run that brings no such event, the usual
+   stream, skips it whole (its broadcast side is empty). That a new kept delivery has no
+   kept one before it is what staging's own lookup decides; the full reconciliation
+   (`--full-refresh`) counts every delivery of every event again. #}
+unkept_event_ids as (
 
-    select distinct event_id from staged_events
+    select distinct event_id
+    from (
+        select event_id
+        from staged_events
+        group by event_id, event_kind
+        having count_if(is_first_delivery) = 0
+    ) as unkept_events
 
 ),
 
-{# Every delivery of the new staged rows' events: theirs, and those earlier loads staged
-   (on a first or full run, `not true`: Spark plans that part away). The new rows' ids are
-   broadcast and each held row is looked up in them where it is read: a join Spark plans
-   itself shuffled every held row's id on every run (it cannot size the new rows' plan). Of a
-   held row only what counts its kept deliveries is read: every held row is scanned, so
-   each column more is read for every event ever staged. #}
+{# Every new delivery, and those of the events above that earlier loads staged (on a first
+   or full run, `not true`: Spark plans that part away). The ids looked up are broadcast and
+   each held row is looked up in them where it is read: a join Spark plans itself shuffled
+   every held row's id (it cannot size the new rows' plan). Of a held row only what counts
+   its event's kept deliveries is read. #}
 deliveries as (
 
     select
@@ -108,17 +120,15 @@ deliveries as (
 
     union all
 
-    select /*+ broadcast(new_event_ids) */
-        {%- for column in message_columns %}
-        null as {{ column }},
-        {%- endfor %}
+    select /*+ broadcast(unkept_event_ids) */
+        null as {{ message_columns | join(', null as ') }},
         all_staged_events.event_id,
         all_staged_events.event_kind,
         all_staged_events.is_first_delivery,
         false as is_new
     from all_staged_events
-    left semi join new_event_ids
-        on all_staged_events.event_id = new_event_ids.event_id
+    left semi join unkept_event_ids
+        on all_staged_events.event_id = unkept_event_ids.event_id
     where not ({{ new_loads }})
 
 ),
