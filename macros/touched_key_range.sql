@@ -1,15 +1,14 @@
-{# What the versions of `relation` where `condition` holds touch: how many there are, and the
-   lowest and highest primary_key among them as SQL string expressions (none when there is no
-   key, or one is longer than the bound below; then the caller reads without a key range).
-   Base64 in the SQL text: a key is message content. See _macros.yml. #}
+{# The lowest and highest primary_key among the versions of `relation` where `condition`
+   holds, as SQL string expressions (none when there is no key, or one is longer than the
+   bound below; then the caller reads without a key range). Base64 in the SQL text: a key is
+   message content. See _macros.yml. #}
 {% macro touched_key_range(relation, condition) -%}
-    {%- set no_range = {'versions': 1, 'low': none, 'high': none} -%}
+    {%- set no_range = {'low': none, 'high': none} -%}
     {%- if not execute -%}
         {{ return(no_range) }}
     {%- endif -%}
     {%- set probe_sql -%}
         select
-            count(*),
             base64(cast(min(touched_key) as binary)),
             base64(cast(max(touched_key) as binary)),
             coalesce(max(length(touched_key)), 0)
@@ -20,13 +19,11 @@
         ) as new_versions
     {%- endset -%}
     {%- set found = run_query(probe_sql).rows[0] -%}
-    {%- set versions, low, high = found[0] | int, found[1], found[2] -%}
-    {%- if low is none or found[3] > 1024 -%}
-        {{ return({'versions': versions, 'low': none, 'high': none}) }}
+    {%- if found[0] is none or found[2] > 1024 -%}
+        {{ return(no_range) }}
     {%- endif -%}
     {{ return({
-        'versions': versions,
-        'low': "cast(unbase64('" ~ low ~ "') as string)",
-        'high': "cast(unbase64('" ~ high ~ "') as string)",
+        'low': "cast(unbase64('" ~ found[0] ~ "') as string)",
+        'high': "cast(unbase64('" ~ found[1] ~ "') as string)",
     }) }}
 {%- endmacro %}

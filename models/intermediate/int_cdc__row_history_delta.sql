@@ -21,13 +21,13 @@
     {%- set condition = loaded_after(
         row_versions_relation, 'timestamp_micros(' ~ covered_through ~ ')'
     ) -%}
-    {%- set touched = touched_key_range(row_versions_relation, condition)
-        if condition != 'false' else {'versions': 0, 'low': none} -%}
-    {%- if touched.versions > 0 -%}
+    {%- if condition != 'false' -%}
         {%- set new_versions_condition = condition -%}
-    {%- endif -%}
-    {%- if touched.low is not none -%}
-        {%- set stored_key_range = 'primary_key between ' ~ touched.low ~ ' and ' ~ touched.high -%}
+        {%- set touched = touched_key_range(row_versions_relation, condition) -%}
+        {%- if touched.low is not none -%}
+            {%- set stored_key_range = 'primary_key between ' ~ touched.low
+                ~ ' and ' ~ touched.high -%}
+        {%- endif -%}
     {%- endif -%}
 {%- endif -%}
 
