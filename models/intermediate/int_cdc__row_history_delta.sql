@@ -244,7 +244,7 @@ seeds as (
         {# A partial seed opens its key's fold: it overlays its whole row on nothing. #}
         stored_latest.is_partial,
         cast(array() as array<string>) as unset_columns,  -- noqa: LT01
-        stored_latest.column_types,
+        stored_latest.column_types_id,
         stored_latest.source_format,
         stored_latest.source_ts,
         cast(null as timestamp) as sync_ts,

@@ -58,7 +58,10 @@ final as (
         case when op != 'truncate' and not is_key_move_end then after_row end as after_row,
         is_partial and op != 'truncate' and not is_key_move_end as is_partial,
         unset_columns,
-        case when op != 'truncate' then column_types end as column_types,
+        {# The id of the version's column-type map, not the map (macro column_types_id):
+           cdc_row_history looks it up in the table sightings. #}
+        case when op != 'truncate' then {{ column_types_id('column_types') }} end
+            as column_types_id,
         source_format,
         source_ts,
         sync_ts,

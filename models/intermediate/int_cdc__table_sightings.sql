@@ -1,8 +1,10 @@
 -- sqlfluff:indentation:template_blocks_indent:False
 {#- What every row-change loaded so far says about its table, reduced to the little
-    cdc_table_schemas needs: each table's latest change (where it lives, its key), its latest
-    change that sends column types, and, from changes that send none, the latest sighting of
-    each column in a row image. One row per (sighting, table, column), whatever the number of
+    cdc_table_schemas and cdc_row_history need: each table's latest change (where it lives,
+    its key), its latest change that sends column types, each distinct column-type map its
+    changes sent (by id, macro column_types_id: the history stores the id, not the map), and,
+    from changes that send none, the latest sighting of each column in a row image. One row
+    per (sighting, table, column or map), whatever the number of
     runs: a run folds what its new changes say into the rows held and writes them as a new
     `generation`, and its post-hook drops the older one (macro drop_generations_through), so
     cdc_table_schemas reads as many rows as the tables have columns, not one set per run.
@@ -15,7 +17,7 @@
 {#- What a sighting keeps of the change it saw (the `latest` struct), new or held. #}
 {%- set latest_fields = [
     'database_name', 'schema_name', 'table_name', 'db_type', 'primary_key_columns',
-    'column_types', 'ordering_key', 'event_id', 'source_ts', 'loaded_at',
+    'column_types', 'column_types_id', 'ordering_key', 'event_id', 'source_ts', 'loaded_at',
 ] %}
 {%- if new_loads == 'false' %}
 
@@ -29,17 +31,22 @@ with
 
 row_changes as (
 
-    select * from {{ ref('int_cdc__change_log') }}
+    select
+        *,
+        {{ column_types_id('column_types') }} as column_types_id
+
+    from {{ ref('int_cdc__change_log') }}
     where op != 'truncate' and {{ new_loads }}
 
 ),
 
-{# One pass over the changes: the latest change per table and image column list (the list
-   is NULL for changes that send column types). #}
+{# One pass over the changes: the latest change per table, image column list (the list is
+   NULL for changes that send column types) and column-type map. #}
 change_groups as (
 
     select
         table_key,
+        column_types_id,
         case
             when coalesce(size(column_types), 0) <= 0
                 then array_distinct(concat(
@@ -53,12 +60,13 @@ change_groups as (
         ) as latest
 
     from row_changes
-    group by table_key, column_names
+    group by table_key, column_names, column_types_id
 
 ),
 
 {# Each group stands for the table (its latest change), for its types when its changes send
-   them, and for each column of its image list. #}
+   them (the latest types, and this map of them: cdc_row_history looks a version's map up by
+   its id), and for each column of its image list. #}
 candidates as (
 
     select
@@ -77,6 +85,16 @@ candidates as (
                 when change_groups.column_names is null
                     then array(named_struct(
                         'sighting', 'typed',
+                        'column_name', cast(null as string),
+                        'column_index', cast(null as int),
+                        'latest', change_groups.latest
+                    ))
+                else array()
+            end,
+            case
+                when change_groups.column_types_id is not null
+                    then array(named_struct(
+                        'sighting', 'column_types',
                         'column_name', cast(null as string),
                         'column_index', cast(null as int),
                         'latest', change_groups.latest
@@ -130,17 +148,24 @@ latest_sightings as (
         sighting,
         table_key,
         column_name,
+        column_types_id,
         max_by(
             struct(column_index, latest),
             struct(latest.ordering_key, latest.event_id)
         ) as sighted
 
     from (
-        select * from candidates
-        union all
-        select * from held_candidates
+        select
+            *,
+            case when sighting = 'column_types' then latest.column_types_id end
+                as column_types_id
+        from (
+            select * from candidates
+            union all
+            select * from held_candidates
+        ) as held_and_new
     ) as all_candidates
-    group by sighting, table_key, column_name
+    group by sighting, table_key, column_name, column_types_id
 
 ),
 
@@ -158,7 +183,12 @@ final as (
         case when sighting != 'column' then sighted.latest.db_type end as db_type,
         case when sighting != 'column' then sighted.latest.primary_key_columns end
             as primary_key_columns,
-        case when sighting = 'typed' then sighted.latest.column_types end as column_types,
+        case
+            when sighting in ('typed', 'column_types') then sighted.latest.column_types
+        end as column_types,
+        case
+            when sighting in ('typed', 'column_types') then sighted.latest.column_types_id
+        end as column_types_id,
         column_name,
         sighted.column_index,
         sighted.latest.ordering_key,

@@ -1,6 +1,8 @@
 {#- Merge on read: the compacted base and the delta written since, the newest generation of
     each version winning. A view: a run writes only the delta, whose size follows what is new;
-    readers pay one anti-join against the (small) delta. -#}
+    readers pay one anti-join against the (small) delta, and a lookup of each version's
+    column-type map by its id in the table sightings (a few rows per table): the history
+    stores the id, since a map per version was a quarter of the cost of writing it. -#}
 with
 
 base_history as (
@@ -12,6 +14,23 @@ base_history as (
 delta_history as (
 
     select * from {{ ref('int_cdc__row_history_delta') }}
+
+),
+
+column_type_maps as (
+
+    select
+        table_key,
+        column_types_id,
+        column_types
+
+    from {{ ref('int_cdc__table_sightings') }}
+    {# One generation, unless a run stopped before its post-hook dropped the older one. #}
+    where
+        sighting = 'column_types'
+        and generation = (
+            select max(newest.generation) from {{ ref('int_cdc__table_sightings') }} as newest
+        )
 
 ),
 
@@ -59,35 +78,39 @@ merged as (
 
 final as (
 
-    select
+    select /*+ broadcast(column_type_maps) */
         ---------- keys
-        table_key,
-        primary_key,
-        primary_key_columns,
-        database_name,
-        schema_name,
-        table_name,
+        merged.table_key,
+        merged.primary_key,
+        merged.primary_key_columns,
+        merged.database_name,
+        merged.schema_name,
+        merged.table_name,
         ---------- the version
-        version_number,
-        row_data,
-        column_types,
-        op,
-        is_deleted,
-        is_partial,
+        merged.version_number,
+        merged.row_data,
+        column_type_maps.column_types,
+        merged.op,
+        merged.is_deleted,
+        merged.is_partial,
         ---------- when it held
-        valid_from,
-        valid_to,
-        is_current,
-        valid_from_ordering_key,
-        valid_to_ordering_key,
+        merged.valid_from,
+        merged.valid_to,
+        merged.is_current,
+        merged.valid_from_ordering_key,
+        merged.valid_to_ordering_key,
         ---------- where it came from
-        source_format,
-        source_ts,
-        event_id,
-        loaded_at
+        merged.source_format,
+        merged.source_ts,
+        merged.event_id,
+        merged.loaded_at
 
     from merged
-    where is_effective
+    left join column_type_maps
+        on
+            merged.table_key = column_type_maps.table_key
+            and merged.column_types_id = column_type_maps.column_types_id
+    where merged.is_effective
 
 )
 

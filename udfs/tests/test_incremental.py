@@ -387,6 +387,7 @@ def snapshot(cursor: Any, schema: str) -> dict[str, list[tuple]]:
         cursor,
         f"""
         select table_key, primary_key, to_json(array_sort(map_entries(row_data))) as row_data,
+            to_json(column_types) as column_types,
             is_deleted, last_op, last_event_id, version_count,
             cast(last_source_ts as string) as last_source_ts
         from {schema}.cdc_current_state""",
@@ -396,6 +397,7 @@ def snapshot(cursor: Any, schema: str) -> dict[str, list[tuple]]:
         f"""
         select table_key, primary_key, version_number, op, is_deleted, is_current, event_id,
             to_json(array_sort(map_entries(row_data))) as row_data,
+            to_json(column_types) as column_types,
             cast(valid_from as string) as valid_from,
             cast(valid_to as string) as valid_to
         from {schema}.cdc_row_history""",
@@ -506,9 +508,22 @@ def run_pipelines(
             cursor,
             f"""
             select count(*) as sighting_rows,
-                count(distinct sighting, table_key, coalesce(column_name, '')) as sighted_keys,
+                count(distinct sighting, table_key, coalesce(column_name, ''),
+                    coalesce(column_types_id, 0)) as sighted_keys,
                 count(distinct generation) as generations
             from {name}_batches_intermediate.int_cdc__table_sightings""",
+        )[0]
+        # The history stores an id of each version's column types; the view looks the map
+        # up: each current row's must be its last change's, as the change log holds it.
+        column_types = query(
+            cursor,
+            f"""
+            select count_if(state.column_types is not null) as typed_rows,
+                count_if(not (to_json(state.column_types) <=> to_json(changes.column_types)))
+                    as mismatched_rows
+            from {name}_batches.cdc_current_state as state
+            inner join {name}_batches_intermediate.int_cdc__change_log as changes
+                on state.last_event_id = changes.event_id""",
         )[0]
         totals = query(
             cursor,
@@ -533,6 +548,7 @@ def run_pipelines(
         "delta_rows": delta_rows,
         "recorded_base_rows": recorded,
         "sightings": sightings,
+        "column_types": column_types,
         "totals": totals,
         "idle_statements": idle_statements,
         "full": full,
@@ -740,6 +756,18 @@ def test_table_sightings_keep_one_row_per_table_and_column(
     sightings = generated_pipelines["sightings"]
     assert sightings["generations"] == 1
     assert sightings["sighting_rows"] == sightings["sighted_keys"] >= 4
+
+
+def test_the_history_shows_each_versions_column_types(
+    generated_pipelines: dict[str, Any],
+) -> None:
+    """The history stores an id of a version's column types (macro column_types_id) and
+    cdc_row_history looks the map up in the table sightings: every current row shows the
+    map its last change sent, and the batches' maps equal the full refresh's (the
+    snapshots compare them)."""
+    column_types = generated_pipelines["column_types"]
+    assert column_types["typed_rows"] > 0
+    assert column_types["mismatched_rows"] == 0
 
 
 def test_sync_progress_keeps_one_row_per_topic(generated_pipelines: dict[str, Any]) -> None:
