@@ -5,11 +5,15 @@
     created before 2022-03-20: an update's new row is in `old`, a delete's row is in `old`);
     none means the open-source layout only. `numbers_as_sent`: values may be JSON numbers
     (Flink CDC's canal-json writer) whose spelling must be kept (macro json_numbers_as_sent).
+    `landed_twice`: whether a message of `raw_messages` landed twice (macro
+    any_message_landed_twice). A row's event id is its message's hash and index in the
+    message, so when none did, no two rows are one event and staging needs no window to find
+    first deliveries.
     Emits CTEs ending in `final` (the wire format's `staged_event_projection`, so both formats
     name the same absent columns; see _macros.yml).
 #}
 {% macro canal_staged_events(
-    raw_messages, source_format, layout_var=none, numbers_as_sent=false
+    raw_messages, source_format, layout_var=none, numbers_as_sent=false, landed_twice=true
 ) -%}
 
 {%- set legacy_layout = layout_var is not none
@@ -299,6 +303,7 @@ renamed as (
         'schema_name', 'is_partial', 'unset_columns', 'source_log_position', 'ddl_meta',
         'ddl_summary', 'ddl_meta_error',
     ],
+    events_may_repeat=landed_twice,
 ) }}
 
 {%- endmacro %}

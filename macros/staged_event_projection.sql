@@ -1,7 +1,7 @@
 {# The last CTEs of every staging model, ending in `final`: the contract's columns, in its
    order, picked by name from the format's last CTE, with the rules every format shares (the
    project's limits among them), and `is_first_delivery` (see _macros.yml). #}
-{% macro staged_event_projection(relation, source_format, absent=[]) -%}
+{% macro staged_event_projection(relation, source_format, absent=[], events_may_repeat=true) -%}
     {%- set shared = {
         'event_kind':
             "case when checked_rejection_reason is not null then 'rejected'"
@@ -36,7 +36,23 @@
         {%- else -%}
             {%- do columns.append(name) -%}
         {%- endif -%}
-    {%- endfor %}
+    {%- endfor -%}
+    {#- Whether a row is its event's first among the run's rows (see `final`). -#}
+    {%- set first_in_run = 'true' -%}
+    {%- if events_may_repeat -%}
+        {%- set first_in_run -%}
+            row_number() over (
+                partition by projected.event_id, projected.event_kind
+                order by
+                    projected.loaded_at,
+                    projected.kafka_partition,
+                    projected.kafka_offset,
+                    projected.source_file,
+                    projected.source_position,
+                    projected.row_index
+            ) = 1
+        {%- endset -%}
+    {%- endif %}
 shared_rules_checked as (
 
     select
@@ -101,22 +117,15 @@ held_deliveries as (
 ),
 
 {# Kafka is at-least-once and files get re-exported: the first delivery of each event (first
-   loaded), also when the copy arrives runs later, is the one every later model keeps. #}
+   loaded), also when the copy arrives runs later, is the one every later model keeps. Among
+   the run's rows by a window, unless no two of them can be one event (`events_may_repeat`
+   false): the window shuffles and sorts every row with its images, a third of a full
+   build's staging. #}
 final as (
 
     select
         projected.*,
-        held_deliveries.event_id is null
-        and row_number() over (
-            partition by projected.event_id, projected.event_kind
-            order by
-                projected.loaded_at,
-                projected.kafka_partition,
-                projected.kafka_offset,
-                projected.source_file,
-                projected.source_position,
-                projected.row_index
-        ) = 1 as is_first_delivery
+        held_deliveries.event_id is null and {{ first_in_run }} as is_first_delivery
 
     from projected
     left join held_deliveries

@@ -687,3 +687,38 @@ def test_dts_current_state(pipeline_build: Any, cursor: Any) -> None:
     ]
     assert rows[0]["row_data"] == {"id": "500000287", "shipping_type": None}
     assert rows[1]["row_data"] == {"id": "1", "status": "paid", "amount": "10.50"}
+
+
+def test_staging_leaves_out_the_first_delivery_window_unless_a_message_landed_twice(
+    pipeline_build: Any, cursor: Any, tmp_path: Path
+) -> None:
+    """A Canal row's event id is its message's hash and its index in the message, so only a
+    message landed twice gives two rows of one event (macro any_message_landed_twice): the
+    canal landing holds the fixtures' duplicate, the DTS one holds none, and only canal's
+    staging query has the window. Either way every event has exactly one first delivery."""
+    repeats = {
+        table: query(
+            cursor,
+            f"""select count(*) - count(distinct value, coalesce(source_name, '')) as repeats
+                from cdc_raw.{table}""",
+        )[0]["repeats"]
+        for table in ("canal_json", "dts_canal_json")
+    }
+    assert repeats["canal_json"] > 0 and repeats["dts_canal_json"] == 0, repeats
+    compiled = {
+        model: staged_with_vars(model, {}, tmp_path / model)
+        for model in ("stg_canal__json", "stg_aliyun_dts__canal_json")
+    }
+    assert "row_number()" in compiled["stg_canal__json"]
+    assert "row_number()" not in compiled["stg_aliyun_dts__canal_json"]
+    for model in compiled:
+        events = query(
+            cursor,
+            f"""select event_id, event_kind, count_if(is_first_delivery) as first_deliveries,
+                    count(*) as deliveries
+                from cdc_lake_staging.{model}
+                group by event_id, event_kind""",
+        )
+        assert events and all(event["first_deliveries"] == 1 for event in events), model
+        if model == "stg_canal__json":
+            assert any(event["deliveries"] > 1 for event in events)

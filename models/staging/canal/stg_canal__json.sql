@@ -1,16 +1,21 @@
 {{ config(enabled=is_format_enabled('canal_json')) }}
+{%- set landing = source('canal', 'canal_json') -%}
+{%- set new_loads = loaded_since_last_run(landing) %}
 
 with
 
 raw_messages as (
 
-    select * from {{ source('canal', 'canal_json') }}
-    where {{ loaded_since_last_run(source('canal', 'canal_json')) }}
+    select * from {{ landing }}
+    where {{ new_loads }}
 
 ),
 
 {{ canal_staged_events(
-    'raw_messages', 'canal_json', numbers_as_sent=var('canal_json_numbers_as_sent')
+    'raw_messages',
+    'canal_json',
+    numbers_as_sent=var('canal_json_numbers_as_sent'),
+    landed_twice=any_message_landed_twice(landing, new_loads),
 ) }}
 
 select * from final
