@@ -79,12 +79,17 @@ shared_rules_applied as (
 
 ),
 
+{# Read twice on an incremental run (for its event ids, then as the rows): computed once
+   there (macro computed_once), not parsed twice. A full build reads it once. #}
 projected as (
 
     select
         {{ columns | join(',\n        ') }}
 
     from shared_rules_applied
+    {%- if is_incremental() %}
+    where {{ computed_once() }}
+    {%- endif %}
 
 ),
 
