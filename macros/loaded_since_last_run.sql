@@ -1,21 +1,23 @@
 {# A condition keeping the rows of `relation` loaded after the newest load the model already
    holds: `true` on a first or full-refresh run, `false` when `relation` has nothing newer,
-   else the newer loads by name (macro loaded_after: one probe, which reads only the new rows,
-   and a query whose generated code does not change with the watermark). Read at execution
-   time and inlined, so the query never reads the table it overwrites, and a run with nothing
-   new hands Spark a plan it folds to nothing (no scan of the history, no join, no UDF)
-   instead of one that finds out by reading. `execute` is false while dbt parses, and in the
-   SQL linter (.sqlfluff). #}
+   else the newer loads by name (macro loaded_after: one probe, which reads only the new rows
+   and the model's newest load in one statement, and a query whose generated code does not
+   change with the watermark). A model that holds no row yet takes every load. Read at
+   execution time and inlined, so the query never reads the table it overwrites, and a run
+   with nothing new writes nothing (macro select_new_rows) instead of planning a query that
+   finds out by reading. `execute` is false while dbt parses, and in the SQL linter
+   (.sqlfluff). #}
 {% macro loaded_since_last_run(relation, column='loaded_at', held_column=none) -%}
     {%- if execute and is_incremental() -%}
-        {%- set newest_sql -%}
-            select date_format(max({{ held_column or column }}), 'yyyy-MM-dd HH:mm:ss.SSSSSS')
-            from {{ this }}
+        {#- The coalesce inside: Spark pushes a scalar subquery's value down to parquet as a
+            literal, so the probe skips the files and row groups loaded before it. -#}
+        {%- set held_through -%}
+            (
+                select coalesce(max({{ held_column or column }}), timestamp'0001-01-01 00:00:00')
+                from {{ this }}
+            )
         {%- endset -%}
-        {%- set newest = run_query(newest_sql).columns[0].values()[0] -%}
-        {%- if newest is not none -%}
-            {{ return(loaded_after(relation, "timestamp'" ~ newest ~ "'", column)) }}
-        {%- endif -%}
+        {{ return(loaded_after(relation, held_through, column)) }}
     {%- endif -%}
     true
 {%- endmacro %}

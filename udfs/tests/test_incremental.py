@@ -707,8 +707,9 @@ def test_loaded_after_names_the_new_loads_in_code_that_does_not_change(
     generated_pipelines: dict[str, Any], tmp_path: Path, cursor: Any
 ) -> None:
     """The condition keeps exactly the rows loaded after the watermark (`false` when there are
-    none, a plain comparison over `max_loads` loads), and a query filtered by it compiles to
-    the same Java whatever loads it names, as it did not when it compared with a literal."""
+    none, a comparison with the first of them over `max_loads` loads), and a query filtered by
+    it compiles to the same Java whatever loads it names, as it did not when it compared with a
+    literal."""
     assert loaded_after(9, tmp_path) == "false"
     kept = loaded_after(4, tmp_path)
     assert kept.startswith("loaded_at in (timestamp_micros(5), timestamp_micros(9), ")
@@ -716,7 +717,7 @@ def test_loaded_after_names_the_new_loads_in_code_that_does_not_change(
         "[1,2]"
     )
     assert loaded_after(5, tmp_path).startswith("loaded_at in (timestamp_micros(9), ")
-    assert loaded_after(4, tmp_path, max_loads=1) == "loaded_at > timestamp_micros(4)"
+    assert loaded_after(4, tmp_path, max_loads=1) == "loaded_at >= timestamp_micros(5)"
     one_load = generated_code(cursor, loaded_after(4, tmp_path, loads=(5, 5)))
     two_loads = generated_code(cursor, kept)
     assert one_load == two_loads and len(one_load) > 20
