@@ -318,15 +318,6 @@ final as (
 
 )
 
-{#- Nothing new: the query writes nothing, and the insert is skipped (macro
-    is_writing_nothing): planning the accounting of no rows cost 1.6 s a run, and its insert
-    appended an empty file. #}
-{%- if new_loads == 'false' %}
-
-{{ writes_nothing(this) }}
-
-{%- else %}
-
-    select * from final
-
-{%- endif %}
+{#- Nothing new: no insert (macro select_new_rows); planning the accounting of no rows cost
+    1.6 s a run, and its insert appended an empty file. #}
+{{ select_new_rows(new_loads) }}

@@ -3,12 +3,14 @@
     (one format) to 40 s (all fourteen) per run once truncates or partial changes were in it,
     2 s over a table. Staging marks each event's first delivery against everything it holds,
     so the changes loaded since the last run are exactly the ones not stored yet. -#}
+{%- set new_loads = loaded_since_last_run(ref('int_cdc__change_log')) %}
+
 with
 
 change_log as (
 
     select * from {{ ref('int_cdc__change_log') }}
-    where {{ loaded_since_last_run(ref('int_cdc__change_log')) }}
+    where {{ new_loads }}
 
 ),
 
@@ -73,4 +75,4 @@ final as (
 
 )
 
-select * from final
+{{ select_new_rows(new_loads) }}

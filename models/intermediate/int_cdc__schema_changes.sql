@@ -1,3 +1,5 @@
+{%- set new_loads = loaded_since_last_run(ref('int_cdc__staged_events')) %}
+
 with
 
 staged_events as (
@@ -15,7 +17,7 @@ first_deliveries as (
     where
         (event_kind = 'schema_change' or (event_kind = 'change' and op = 'truncate'))
         and is_first_delivery
-        and {{ loaded_since_last_run(ref('int_cdc__staged_events')) }}
+        and {{ new_loads }}
 
 ),
 
@@ -50,4 +52,4 @@ final as (
 
 )
 
-select * from final
+{{ select_new_rows(new_loads) }}

@@ -50,6 +50,12 @@ PLAIN_FORMATS = ["dataworks_json"]
 FOLD_PARTS = ("fold_truncate_versions", "fold_column_writes")
 # In the delta's statement when it reads the stored rows within the range of the touched keys.
 STORED_KEY_RANGE = "primary_key between cast(unbase64('"
+# Models that run no insert when nothing is new (macros writes_nothing, select_new_rows): the
+# history's two halves and the row versions; with every format enabled, staging of a format
+# the stream uses and of one it never sends (its table holds no row: the probe of every load
+# finds none).
+IDLE_MODELS = ("int_cdc__row_history_base", "int_cdc__row_history_delta", "int_cdc__row_versions")
+IDLE_STAGING = ("debezium/stg_debezium__json", "ogg/stg_ogg__json")
 
 
 @dataclass
@@ -452,8 +458,10 @@ def fold_parts(target: Path, model: str) -> set[str]:
 
 
 def executed_statement(target: Path, model: str) -> str:
-    """The statement the last dbt run executed for `model` (dbt writes it under run/)."""
-    executed = target / f"run/cdc_lake/models/intermediate/{model}.sql"
+    """The statement the last dbt run executed for `model`, of intermediate/ or (as
+    <vendor>/<model>) of staging/ (dbt writes it under run/)."""
+    folder = "staging" if "/" in model else "intermediate"
+    executed = target / f"run/cdc_lake/models/{folder}/{model}.sql"
     return " ".join(executed.read_text(encoding="utf-8").split())
 
 
@@ -533,7 +541,7 @@ def run_pipelines(
         )[0]
         idle_statements = {
             model: executed_statement(work / f"target-{name}-batches", model)
-            for model in ("int_cdc__row_history_base", "int_cdc__row_history_delta")
+            for model in IDLE_MODELS + (IDLE_STAGING if formats is None else ())
         }
     with environment(f"{name}_raw_full", f"{name}_full", work / f"target-{name}-full"):
         start_pipeline(cursor)
@@ -783,13 +791,13 @@ def test_a_run_with_nothing_new_changes_no_row(generated_pipelines: dict[str, An
     assert rerun == last_batch
 
 
-def test_a_run_with_nothing_new_writes_no_history(generated_pipelines: dict[str, Any]) -> None:
-    """With nothing new and no compaction due, the history's base and delta run no insert
-    (macro writes_nothing), not an insert job of no rows."""
-    assert generated_pipelines["idle_statements"] == {
-        "int_cdc__row_history_base": "select 1 where false",
-        "int_cdc__row_history_delta": "select 1 where false",
-    }
+def test_a_run_with_nothing_new_runs_no_insert(generated_pipelines: dict[str, Any]) -> None:
+    """With nothing new and no compaction due, the history's base and delta, staging (of a
+    format with loads and of one without) and the row versions run no insert (macros
+    writes_nothing, select_new_rows), not a statement Spark plans only to write no rows."""
+    assert generated_pipelines["idle_statements"] == dict.fromkeys(
+        IDLE_MODELS + IDLE_STAGING, "select 1 where false"
+    )
 
 
 def test_compaction_changes_no_row_and_later_deltas_build_on_it(
@@ -927,17 +935,30 @@ def test_an_incremental_run_fails_on_a_column_the_model_or_its_table_lacks(
 ) -> None:
     """The incremental insert matches the model's columns to its table's by name, and the
     server refuses a column either side lacks (dbt's own on_schema_change check is off): a
-    changed column list fails the run, never writes NULLs or drops a column."""
-    select = ["--select", "+int_cdc__row_versions", *dbt_vars({}, ["canal_json"])]
+    changed column list fails the run, never writes NULLs or drops a column. Each run gets a
+    new change to insert (a run with nothing new runs no insert, macro select_new_rows)."""
+    select = ["--select", "+int_cdc__row_versions", *dbt_vars({}, PLAIN_FORMATS)]
     table = "columns_intermediate.int_cdc__row_versions"
+    source = SourceDatabase(random.Random(SEED))
+    offsets: dict[str, int] = {}
+
+    def load_a_new_change(cursor: Any) -> None:
+        """A new price row, as a DataWorks message in a file of its own."""
+        source.insert_price()
+        folder = tmp_path / f"change-{len(source.messages)}"
+        load_batch(cursor, write_batch(source.messages[-1:], folder, offsets), PLAIN_FORMATS)
+
     with (
         connect(spark_server.host, spark_server.port) as cursor,
         environment("columns_raw", "columns", tmp_path / "target"),
     ):
         start_pipeline(cursor)
+        load_a_new_change(cursor)
         dbt_run("run", *select)
+        load_a_new_change(cursor)
         dbt_run("run", *select)  # incremental: the columns agree
         run(cursor, f"alter table {table} add columns (added_later string)")
+        load_a_new_change(cursor)
         result = run_dbt("run", *select)
         assert not result.success
         assert "CANNOT_FIND_DATA" in str([r.message for r in result.result])
@@ -950,6 +971,7 @@ def test_an_incremental_run_fails_on_a_column_the_model_or_its_table_lacks(
         )
         run(cursor, f"drop table {table}")
         run(cursor, f"alter table {narrow} rename to {table}")
+        load_a_new_change(cursor)
         result = run_dbt("run", *select)
         assert not result.success
         assert "TOO_MANY_DATA_COLUMNS" in str([r.message for r in result.result])

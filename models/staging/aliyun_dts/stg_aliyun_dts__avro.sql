@@ -1,11 +1,13 @@
 {{ config(enabled=is_format_enabled('dts_avro')) }}
+{%- set landing = source('aliyun_dts', 'dts_avro') -%}
+{%- set new_loads = loaded_since_last_run(landing) %}
 
 with
 
 raw_messages as (
 
-    select * from {{ source('aliyun_dts', 'dts_avro') }}
-    where {{ loaded_since_last_run(source('aliyun_dts', 'dts_avro')) }}
+    select * from {{ landing }}
+    where {{ new_loads }}
 
 ),
 
@@ -161,4 +163,4 @@ renamed as (
     ],
 ) }}
 
-select * from final
+{{ select_new_rows(new_loads) }}

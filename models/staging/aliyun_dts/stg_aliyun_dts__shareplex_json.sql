@@ -1,4 +1,6 @@
 {{ config(enabled=is_format_enabled('dts_shareplex_json')) }}
+{%- set landing = source('aliyun_dts', 'dts_shareplex_json') -%}
+{%- set new_loads = loaded_since_last_run(landing) %}
 
 {#
     DTS SharePlex JSON: one message per row-change, `meta` (op, scn, trans, seq, table
@@ -11,8 +13,8 @@ with
 
 raw_messages as (
 
-    select * from {{ source('aliyun_dts', 'dts_shareplex_json') }}
-    where {{ loaded_since_last_run(source('aliyun_dts', 'dts_shareplex_json')) }}
+    select * from {{ landing }}
+    where {{ new_loads }}
 
 ),
 
@@ -357,4 +359,4 @@ renamed as (
     ],
 ) }}
 
-select * from final
+{{ select_new_rows(new_loads) }}

@@ -1,4 +1,6 @@
 {{ config(enabled=is_format_enabled('aws_dms_json')) }}
+{%- set landing = source('aws_dms', 'aws_dms_json') -%}
+{%- set new_loads = loaded_since_last_run(landing) %}
 
 {%- set before_image = aws_dms_before_image_settings() -%}
 {%- set prefix_length = before_image.prefix | length -%}
@@ -18,8 +20,8 @@ with
 
 raw_messages as (
 
-    select * from {{ source('aws_dms', 'aws_dms_json') }}
-    where {{ loaded_since_last_run(source('aws_dms', 'aws_dms_json')) }}
+    select * from {{ landing }}
+    where {{ new_loads }}
 
 ),
 
@@ -252,4 +254,4 @@ renamed as (
     ],
 ) }}
 
-select * from final
+{{ select_new_rows(new_loads) }}

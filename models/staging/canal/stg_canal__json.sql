@@ -18,4 +18,4 @@ raw_messages as (
     landed_twice=any_message_landed_twice(landing, new_loads),
 ) }}
 
-select * from final
+{{ select_new_rows(new_loads) }}

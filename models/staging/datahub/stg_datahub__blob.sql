@@ -1,11 +1,13 @@
 {{ config(enabled=is_format_enabled('datahub_blob')) }}
+{%- set landing = source('datahub', 'datahub_blob') -%}
+{%- set new_loads = loaded_since_last_run(landing) %}
 
 with
 
 raw_messages as (
 
-    select * from {{ source('datahub', 'datahub_blob') }}
-    where {{ loaded_since_last_run(source('datahub', 'datahub_blob')) }}
+    select * from {{ landing }}
+    where {{ new_loads }}
 
 ),
 
@@ -32,4 +34,4 @@ decoded as (
 
 {{ dataworks_staged_events('decoded', 'datahub_blob') }}
 
-select * from final
+{{ select_new_rows(new_loads) }}

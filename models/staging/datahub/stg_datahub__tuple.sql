@@ -1,4 +1,6 @@
 {{ config(enabled=is_format_enabled('datahub_tuple')) }}
+{%- set landing = source('datahub', 'datahub_tuple') -%}
+{%- set new_loads = loaded_since_last_run(landing) %}
 
 {#
     DataHub Tuple topic rows written by DataWorks real-time sync, landed as one JSON object per
@@ -10,8 +12,8 @@ with
 
 raw_messages as (
 
-    select * from {{ source('datahub', 'datahub_tuple') }}
-    where {{ loaded_since_last_run(source('datahub', 'datahub_tuple')) }}
+    select * from {{ landing }}
+    where {{ new_loads }}
 
 ),
 
@@ -298,4 +300,4 @@ renamed as (
     ],
 ) }}
 
-select * from final
+{{ select_new_rows(new_loads) }}

@@ -1,11 +1,13 @@
 {{ config(enabled=is_format_enabled('dataworks_json')) }}
+{%- set landing = source('dataworks', 'dataworks_json') -%}
+{%- set new_loads = loaded_since_last_run(landing) %}
 
 with
 
 raw_messages as (
 
-    select * from {{ source('dataworks', 'dataworks_json') }}
-    where {{ loaded_since_last_run(source('dataworks', 'dataworks_json')) }}
+    select * from {{ landing }}
+    where {{ new_loads }}
 
 ),
 
@@ -23,4 +25,4 @@ decoded as (
 
 {{ dataworks_staged_events('decoded', 'dataworks_json') }}
 
-select * from final
+{{ select_new_rows(new_loads) }}

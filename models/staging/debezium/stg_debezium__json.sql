@@ -1,4 +1,6 @@
 {{ config(enabled=is_format_enabled('debezium_json')) }}
+{%- set landing = source('debezium', 'debezium_json') -%}
+{%- set new_loads = loaded_since_last_run(landing) %}
 
 {%- set envelope_fields = [
     'op', 'ts_ms', 'before', 'after', 'patch', 'filter', 'updateDescription', 'source',
@@ -14,8 +16,8 @@ with
 
 raw_messages as (
 
-    select * from {{ source('debezium', 'debezium_json') }}
-    where {{ loaded_since_last_run(source('debezium', 'debezium_json')) }}
+    select * from {{ landing }}
+    where {{ new_loads }}
 
 ),
 
@@ -362,4 +364,4 @@ renamed as (
     ],
 ) }}
 
-select * from final
+{{ select_new_rows(new_loads) }}

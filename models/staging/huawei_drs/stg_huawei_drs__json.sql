@@ -1,11 +1,13 @@
 {{ config(enabled=is_format_enabled('drs_json')) }}
+{%- set landing = source('huawei_drs', 'drs_json') -%}
+{%- set new_loads = loaded_since_last_run(landing) %}
 
 with
 
 raw_messages as (
 
-    select * from {{ source('huawei_drs', 'drs_json') }}
-    where {{ loaded_since_last_run(source('huawei_drs', 'drs_json')) }}
+    select * from {{ landing }}
+    where {{ new_loads }}
 
 ),
 
@@ -17,4 +19,4 @@ raw_messages as (
     epoch_second_timestamps=true,
 ) }}
 
-select * from final
+{{ select_new_rows(new_loads) }}

@@ -1,11 +1,13 @@
 {{ config(enabled=is_format_enabled('drs_mongo')) }}
+{%- set landing = source('huawei_drs', 'drs_mongo') -%}
+{%- set new_loads = loaded_since_last_run(landing) %}
 
 with
 
 raw_messages as (
 
-    select * from {{ source('huawei_drs', 'drs_mongo') }}
-    where {{ loaded_since_last_run(source('huawei_drs', 'drs_mongo')) }}
+    select * from {{ landing }}
+    where {{ new_loads }}
 
 ),
 
@@ -237,4 +239,4 @@ renamed as (
     ],
 ) }}
 
-select * from final
+{{ select_new_rows(new_loads) }}

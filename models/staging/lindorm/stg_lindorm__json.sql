@@ -1,11 +1,13 @@
 {{ config(enabled=is_format_enabled('lindorm_json')) }}
+{%- set landing = source('lindorm', 'lindorm_json') -%}
+{%- set new_loads = loaded_since_last_run(landing) %}
 
 with
 
 raw_messages as (
 
-    select * from {{ source('lindorm', 'lindorm_json') }}
-    where {{ loaded_since_last_run(source('lindorm', 'lindorm_json')) }}
+    select * from {{ landing }}
+    where {{ new_loads }}
 
 ),
 
@@ -193,4 +195,4 @@ renamed as (
     ],
 ) }}
 
-select * from final
+{{ select_new_rows(new_loads) }}

@@ -1,11 +1,13 @@
 {{ config(enabled=is_format_enabled('maxwell_json')) }}
+{%- set landing = source('maxwell', 'maxwell_json') -%}
+{%- set new_loads = loaded_since_last_run(landing) %}
 
 with
 
 raw_messages as (
 
-    select * from {{ source('maxwell', 'maxwell_json') }}
-    where {{ loaded_since_last_run(source('maxwell', 'maxwell_json')) }}
+    select * from {{ landing }}
+    where {{ new_loads }}
 
 ),
 
@@ -238,4 +240,4 @@ renamed as (
     ],
 ) }}
 
-select * from final
+{{ select_new_rows(new_loads) }}

@@ -1,4 +1,6 @@
 {{ config(enabled=is_format_enabled('ogg_json')) }}
+{%- set landing = source('ogg', 'ogg_json') -%}
+{%- set new_loads = loaded_since_last_run(landing) %}
 
 {#
     Oracle GoldenGate JSON (the Big Data JSON formatter, operation modeled): one message per
@@ -11,8 +13,8 @@ with
 
 raw_messages as (
 
-    select * from {{ source('ogg', 'ogg_json') }}
-    where {{ loaded_since_last_run(source('ogg', 'ogg_json')) }}
+    select * from {{ landing }}
+    where {{ new_loads }}
 
 ),
 
@@ -229,4 +231,4 @@ renamed as (
     ],
 ) }}
 
-select * from final
+{{ select_new_rows(new_loads) }}
