@@ -55,17 +55,20 @@ FAMILY_CALL = re.compile(r"\{\{ (\w+_staged_events)\(\s*'\w+',\s*'([a-z0-9_]+)'"
 
 
 def test_every_staging_model_ends_with_the_one_projection() -> None:
-    """One visible shape: the format's CTEs, then the shared projection of the contract.
+    """One visible shape: the format's CTEs over the landing rows of the run's new loads,
+    then the shared projection of the contract, then those rows (none when nothing is new).
 
     A model either calls `staged_event_projection` with its own format id, or calls the macro
     of its wire format family with its format id, and that macro ends with the projection of
     `source_format` (so both formats of a family name their absent columns in one place).
     """
     macros = PROJECT_ROOT / "macros"
-    for fmt, _, model in dbt_formats():
+    for fmt, source, model in dbt_formats():
         [path] = (PROJECT_ROOT / "models" / "staging").rglob(f"{model}.sql")
         text = path.read_text()
-        assert text.rstrip().endswith("}}\n\nselect * from final"), model
+        assert f"{{%- set landing = source('{source}', '{fmt}') -%}}" in text, model
+        assert "select * from {{ landing }}\n    where {{ new_loads }}\n" in text, model
+        assert text.rstrip().endswith("}}\n\n{{ select_new_rows(new_loads) }}"), model
         assert text.count("final as (") == 0, model
         family = FAMILY_CALL.search(text)
         if family is None:
