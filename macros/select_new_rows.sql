@@ -1,10 +1,10 @@
 {# The last statement of a model that reads only its run's new loads: `select * from
-   <cte>`, or, when the run has none (`new_loads` is 'false'), macro writes_nothing, so no
+   final`, or, when the run has none (`new_loads` is 'false'), macro writes_nothing, so no
    insert runs at all (see _macros.yml). #}
-{% macro select_new_rows(new_loads, cte='final') -%}
+{% macro select_new_rows(new_loads) -%}
     {%- if new_loads == 'false' -%}
         {{ writes_nothing(this) }}
     {%- else -%}
-        select * from {{ cte }}
+        select * from final
     {%- endif -%}
 {%- endmacro %}
