@@ -5,10 +5,8 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 DBT := $(BIN)/dbt
 DBT_FLAGS := --profiles-dir profiles
-# What the lint's commands run under: empty, or `nice -n 19` when the lint runs beside the tests.
-LINT_NICE ?=
 
-.PHONY: run test test-deps setup lint pytest format serve stop load-samples build docs benchmark clean
+.PHONY: run test test-deps setup lint format serve stop load-samples build docs benchmark clean
 
 ## run: set up, start the embedded server, load the bundled samples, dbt build, print the current state
 run: setup serve load-samples
@@ -18,15 +16,8 @@ run: setup serve load-samples
 	  from cdc_lake.cdc_current_state order by table_key, primary_key"
 	@echo "The server keeps running for dbt by hand (make stop to end it)."
 
-## test: set up, then lint SQL and Python while every test runs (unit and against a real Spark
-## Thrift server). The tests leave a sixth of the two cores idle (dbt and Spark wait on each
-## other), about what the lint needs: at the lowest priority it takes the idle time, not the
-## tests'. Either failing fails the target, once both have finished.
-test: setup test-deps
-	@$(MAKE) --no-print-directory -j 2 lint LINT_NICE="nice -n 19" pytest
-
-## pytest: every test, without the lint
-pytest: setup
+## test: set up, lint SQL and Python, run every test (unit and against a real Spark Thrift server)
+test: setup lint test-deps
 	$(BIN)/pytest
 
 ## test-deps: what the tests need besides Python and Java: OpenLDAP's slapd (test_auth.py runs
@@ -56,9 +47,9 @@ $(VENV)/.installed: pyproject.toml
 ## lint: ruff, and sqlfluff on every core (templating the ~120 SQL files with the macros is
 ## CPU-bound: 7.5 minutes on one of this machine's two cores, 4 on both)
 lint: setup
-	$(LINT_NICE) $(BIN)/ruff check udfs
-	$(LINT_NICE) $(BIN)/ruff format --check udfs
-	$(LINT_NICE) $(BIN)/sqlfluff lint --processes 0 models macros tests
+	$(BIN)/ruff check udfs
+	$(BIN)/ruff format --check udfs
+	$(BIN)/sqlfluff lint --processes 0 models macros tests
 
 format: setup
 	$(BIN)/ruff format udfs
