@@ -158,43 +158,50 @@ def dms_tagged(line: str, tag: str) -> str:
 
 
 def land_public_samples(cursor: Any, workdir: Path) -> None:
-    """Land every public set; when PUBLIC is missing the tests that need it fail, not this."""
+    """Land every public set; when PUBLIC is missing the tests that need it fail, not this.
+    Each file is a load of its own, in the order listed; the files of one format and source
+    go in one call (one statement, see cdc_lake.loader)."""
     if not PUBLIC.is_dir():
         return
-    load_files(cursor, "canal_json", [PUBLIC / FLINK_CANAL_DATA])
+    canal = [PUBLIC / FLINK_CANAL_DATA]
     for tag, paths in canal_sets().items():
-        target = workdir / f"{tag}.jsonl"
         lines = [tagged(line, tag) for path in paths for line in message_lines(path)]
-        target.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        load_files(cursor, "canal_json", [target])
+        canal.append(written(workdir / f"{tag}.jsonl", lines))
+    load_files(cursor, "canal_json", canal)
+    debezium: dict[str | None, list[Path]] = {None: [], PAIMON_SOURCE: []}
     for number, relative in enumerate(PUBLIC_DEBEZIUM_FILES):
         target = workdir / f"{number:02d}_{relative.replace('/', '__')}"
-        target.write_text("\n".join(message_lines(PUBLIC / relative)) + "\n", encoding="utf-8")
         source = PAIMON_SOURCE if relative.startswith(PAIMON_DEBEZIUM_SCHEMA_EVOLUTION) else None
-        load_files(cursor, "debezium_json", [target], source=source)
-    load_files(cursor, "maxwell_json", [PUBLIC / FLINK_MAXWELL_DATA])
+        debezium[source].append(written(target, message_lines(PUBLIC / relative)))
+    for source, paths in debezium.items():
+        load_files(cursor, "debezium_json", paths, source=source)
+    maxwell = [PUBLIC / FLINK_MAXWELL_DATA]
     for tag, relatives in MAXWELL_SETS.items():
-        target = workdir / f"maxwell_{tag}.jsonl"
         lines = [
             tagged(line, tag) for relative in relatives for line in message_lines(PUBLIC / relative)
         ]
-        target.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        load_files(cursor, "maxwell_json", [target])
+        maxwell.append(written(workdir / f"maxwell_{tag}.jsonl", lines))
+    load_files(cursor, "maxwell_json", maxwell)
     load_files(cursor, "ogg_json", [PUBLIC / FLINK_OGG_DATA])
     for tag, relatives in OGG_SETS.items():
-        target = workdir / f"ogg_{tag}.jsonl"
         lines = [line for relative in relatives for line in message_lines(PUBLIC / relative)]
-        target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        target = written(workdir / f"ogg_{tag}.jsonl", lines)
         load_files(cursor, "ogg_json", [target], source=f"ogg_{tag}")
+    dms = []
     for tag, relatives in DMS_SETS.items():
-        target = workdir / f"aws_dms_{tag}.jsonl"
         lines = [
             dms_tagged(line, tag)
             for relative in relatives
             for line in message_lines(PUBLIC / relative)
         ]
-        target.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        load_files(cursor, "aws_dms_json", [target])
+        dms.append(written(workdir / f"aws_dms_{tag}.jsonl", lines))
+    load_files(cursor, "aws_dms_json", dms)
+
+
+def written(target: Path, lines: list[str]) -> Path:
+    """`target`, holding these message lines."""
+    target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return target
 
 
 PRODUCT_COLUMNS = ("id", "name", "description", "weight")

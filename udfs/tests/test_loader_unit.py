@@ -20,7 +20,7 @@ from cdc_lake.loader import (
     detect_envelope,
     expand_paths,
     file_encoding,
-    insert_statement,
+    file_rows_query,
     inspect_file,
     sql_string,
 )
@@ -180,7 +180,7 @@ def test_sql_string_escapes_quotes_and_backslashes(text: str, literal: str) -> N
     assert sql_string(text) == literal
 
 
-# --- insert_statement ------------------------------------------------------------------------
+# --- file_rows_query ------------------------------------------------------------------------
 
 
 @pytest.fixture
@@ -191,8 +191,8 @@ def message_file(tmp_path: Path) -> Path:
 
 
 def test_jsonl_insert_reads_the_file_with_the_text_source(message_file: Path) -> None:
-    statement = insert_statement("dataworks_json", message_file, "jsonl", LOADED_AT)
-    assert statement.startswith("insert into cdc_raw.dataworks_json\n")
+    statement = file_rows_query("dataworks_json", message_file, "jsonl", LOADED_AT)
+    assert statement.startswith("select\n")
     assert f"from text.`{message_file.resolve().as_uri()}`" in statement
     assert "where trim(value) != ''" in statement
     assert f"timestamp '{LOADED_AT}' as loaded_at" in statement
@@ -202,17 +202,17 @@ def test_jsonl_insert_reads_the_file_with_the_text_source(message_file: Path) ->
 
 
 def test_string_formats_keep_the_text_value(message_file: Path) -> None:
-    statement = insert_statement("dataworks_json", message_file, "jsonl", LOADED_AT)
+    statement = file_rows_query("dataworks_json", message_file, "jsonl", LOADED_AT)
     assert "\n    value as value," in statement
     assert "as binary" not in statement
 
 
 @pytest.mark.parametrize("fmt", sorted(fmt for fmt, kind in FORMATS.items() if kind == "binary"))
 def test_binary_formats_cast_the_value_to_binary(message_file: Path, fmt: str) -> None:
-    jsonl = insert_statement(fmt, message_file, "jsonl", LOADED_AT)
-    assert jsonl.startswith(f"insert into cdc_raw.{fmt}\n")
+    jsonl = file_rows_query(fmt, message_file, "jsonl", LOADED_AT)
+    assert jsonl.startswith("select\n")
     assert "cast(value as binary) as value" in jsonl
-    kcat = insert_statement(fmt, message_file, "kcat", LOADED_AT)
+    kcat = file_rows_query(fmt, message_file, "kcat", LOADED_AT)
     assert (
         "cast(case when envelope.offset is null then line else envelope.payload end as binary)"
         in kcat
@@ -220,8 +220,8 @@ def test_binary_formats_cast_the_value_to_binary(message_file: Path, fmt: str) -
 
 
 def test_kcat_insert_parses_the_envelope(message_file: Path) -> None:
-    statement = insert_statement("dataworks_json", message_file, "kcat", LOADED_AT)
-    assert statement.startswith("insert into cdc_raw.dataworks_json\n")
+    statement = file_rows_query("dataworks_json", message_file, "kcat", LOADED_AT)
+    assert statement.startswith("select\n")
     assert f"from_json(value, '{KCAT_SCHEMA}') as envelope" in statement
     assert f"from text.`{message_file.resolve().as_uri()}`" in statement
     for column in ("topic", "partition", "offset", "key"):
@@ -233,7 +233,7 @@ def test_kcat_insert_parses_the_envelope(message_file: Path) -> None:
 def test_file_names_with_quotes_and_backticks_stay_inside_their_literals(tmp_path: Path) -> None:
     path = tmp_path / "it's `odd`.jsonl"
     path.write_bytes(DATAWORKS_LINE + b"\n")
-    statement = insert_statement("dataworks_json", path, "jsonl", LOADED_AT)
+    statement = file_rows_query("dataworks_json", path, "jsonl", LOADED_AT)
     assert sql_string(str(path.resolve())) + " as source_file" in statement
     source = statement.split("from text.`", 1)[1].rsplit("`\nwhere", 1)[0]
     assert "`" not in source.replace("``", "")
@@ -242,7 +242,7 @@ def test_file_names_with_quotes_and_backticks_stay_inside_their_literals(tmp_pat
 def test_the_path_spark_reads_is_not_percent_encoded(tmp_path: Path) -> None:
     path = tmp_path / "day 1.jsonl"
     path.write_bytes(DATAWORKS_LINE + b"\n")
-    statement = insert_statement("dataworks_json", path, "jsonl", LOADED_AT)
+    statement = file_rows_query("dataworks_json", path, "jsonl", LOADED_AT)
     assert f"from text.`file://{path.resolve()}`" in statement
 
 
@@ -282,11 +282,11 @@ def test_a_source_name_outside_the_rule_is_refused_before_anything_is_read(
 
 @pytest.mark.parametrize("name", ["mysql-east", "dbserver1", "a.b_c-D", "x" * 64])
 def test_a_source_name_lands_in_its_own_column(name: str) -> None:
-    statement = loader.insert_statement(
+    statement = loader.file_rows_query(
         "canal_json", Path("/d/f.jsonl"), "jsonl", "2024-01-01 00:00:00", source=name
     )
     assert f"    '{name}' as source_name,\n" in statement
-    unnamed = loader.insert_statement("canal_json", Path("/d/f.jsonl"), "jsonl", "2024-01-01")
+    unnamed = loader.file_rows_query("canal_json", Path("/d/f.jsonl"), "jsonl", "2024-01-01")
     assert "    cast(null as string) as source_name,\n" in unnamed
 
 
