@@ -11,7 +11,7 @@ staged_events as (
 deduplicated as (
 
     select * from staged_events
-    where event_kind = 'change' and is_first_delivery
+    where {{ is_logged_change() }}
 
 ),
 

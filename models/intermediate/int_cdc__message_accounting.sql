@@ -2,7 +2,7 @@
     what staging and every model after it hold for it (whatever run wrote those rows), so it
     still checks their increments rather than trusting them. `dbt run --full-refresh --select
     int_cdc__message_accounting` recounts every landed message (the full reconciliation). -#}
-{%- set new_loads = loaded_since_last_run(ref('int_cdc__staged_events')) -%}
+{%- set new_loads = loaded_since_last_run(staged_loads()) -%}
 {#- Every enabled format's landing table (macro cdc_formats, var cdc_lake_formats). -#}
 {%- set landing_tables = [] -%}
 {%- for entry in enabled_cdc_formats() -%}
@@ -16,12 +16,7 @@
     exactly one). -#}
 {%- set destinations = [
     ('heartbeats', 'int_cdc__heartbeats', "event_kind = 'heartbeat' and is_first_delivery"),
-    (
-        'schema_changes',
-        'int_cdc__schema_changes',
-        "(event_kind = 'schema_change' or (event_kind = 'change' and op = 'truncate'))"
-        ~ " and is_first_delivery",
-    ),
+    ('schema_changes', 'int_cdc__schema_changes', is_logged_statement()),
     (
         'transaction_markers',
         'int_cdc__transaction_markers',

@@ -1,4 +1,4 @@
-{%- set new_loads = loaded_since_last_run(ref('int_cdc__staged_events')) %}
+{%- set new_loads = loaded_since_last_run(staged_loads(is_logged_statement())) %}
 
 with
 
@@ -14,10 +14,7 @@ first_deliveries as (
 
     select *
     from staged_events
-    where
-        (event_kind = 'schema_change' or (event_kind = 'change' and op = 'truncate'))
-        and is_first_delivery
-        and {{ new_loads }}
+    where {{ is_logged_statement() }} and {{ new_loads }}
 
 ),
 
