@@ -222,10 +222,38 @@ def dbt_target_path() -> Path:
     return Path(os.environ["DBT_TARGET_PATH"])
 
 
+# dbt parses the whole project again (5-6 s) when its target folder holds no saved parse
+# made with the same vars, profile and project env vars: a session's tests invoke it with
+# folders of their own and alternating --vars, forty-odd full parses. The last parse made
+# with the same inputs is put in place first; dbt still checks it and parses again if
+# anything it depends on differs.
+PARSE_FILE = "partial_parse.msgpack"
+saved_parses: dict[str, bytes] = {}
+
+
+def parse_inputs(args: tuple[str, ...]) -> str:
+    """What a saved parse is good for: the invocation's --vars and the CDC_LAKE_* settings."""
+    cli_vars = args[args.index("--vars") + 1] if "--vars" in args else "{}"
+    settings = sorted((k, v) for k, v in os.environ.items() if k.startswith("CDC_LAKE_"))
+    return json.dumps([json.loads(cli_vars), settings], sort_keys=True)
+
+
+def dbt_target(args: tuple[str, ...]) -> Path:
+    """The target folder of an invocation: its --target-path, else DBT_TARGET_PATH."""
+    if "--target-path" in args:
+        return Path(args[args.index("--target-path") + 1])
+    return Path(os.environ.get("DBT_TARGET_PATH", PROJECT_ROOT / "target"))
+
+
 def run_dbt(*args: str) -> Any:
     """Invoke dbt in-process against the session's server; returns dbt's result object."""
     from dbt.cli.main import dbtRunner
 
+    inputs = parse_inputs(args)
+    parse_file = dbt_target(args) / PARSE_FILE
+    if inputs in saved_parses:
+        parse_file.parent.mkdir(parents=True, exist_ok=True)
+        parse_file.write_bytes(saved_parses[inputs])
     command = [
         *args,
         "--project-dir",
@@ -235,7 +263,10 @@ def run_dbt(*args: str) -> Any:
         "--target",
         "local",
     ]
-    return dbtRunner().invoke(command)
+    result = dbtRunner().invoke(command)
+    if parse_file.exists():
+        saved_parses[inputs] = parse_file.read_bytes()
+    return result
 
 
 def compiled_inline(sql: str, target_path: Path) -> str:
