@@ -55,7 +55,7 @@ STORED_KEY_RANGE = "primary_key between cast(unbase64('"
 # the stream uses and of one it never sends (its table holds no row: the probe of every load
 # finds none).
 IDLE_MODELS = ("int_cdc__row_history_base", "int_cdc__row_history_delta", "int_cdc__row_versions")
-IDLE_STAGING = ("debezium/stg_debezium__json", "ogg/stg_ogg__json")
+IDLE_STAGING = ("staging/debezium/stg_debezium__json", "staging/ogg/stg_ogg__json")
 
 
 @dataclass
@@ -459,9 +459,9 @@ def fold_parts(target: Path, model: str) -> set[str]:
 
 def executed_statement(target: Path, model: str) -> str:
     """The statement the last dbt run executed for `model`, of intermediate/ or (as
-    <vendor>/<model>) of staging/ (dbt writes it under run/)."""
-    folder = "staging" if "/" in model else "intermediate"
-    executed = target / f"run/cdc_lake/models/{folder}/{model}.sql"
+    <folder>/<model>) of another folder of models/ (dbt writes it under run/)."""
+    path = model if "/" in model else f"intermediate/{model}"
+    executed = target / f"run/cdc_lake/models/{path}.sql"
     return " ".join(executed.read_text(encoding="utf-8").split())
 
 
@@ -475,13 +475,12 @@ def base_row_counts(cursor: Any, schema: str) -> tuple[int | None, int]:
     return (None if recorded is None else int(recorded), counted)
 
 
-def run_pipelines(
+def run_batches(
     cursor: Any, files: list[dict[str, Path]], work: Path, name: str, formats: list[str] | None
 ) -> dict[str, Any]:
-    """The batches run one by one (schema <name>_batches), then all at once with
-    --full-refresh (schema <name>_full); the snapshots taken after each run of the batches,
-    the fold parts each delta was planned with, and the statements the history's models
-    executed in the last run (nothing new)."""
+    """The batches run one by one (schema <name>_batches), with a compaction after batch
+    COMPACT_AFTER_BATCH: the snapshots taken after each run, the fold parts the first run's
+    base and each delta were planned with, and the delta's rows after the last batch."""
     snapshots = []
     delta_parts = []
     delta_key_ranges = []
@@ -493,8 +492,10 @@ def run_pipelines(
             load_batch(cursor, batch_files, formats)
             dbt_run("run", *MARTS, *dbt_vars(DELTAS_ONLY, formats))
             snapshots.append(snapshot(cursor, f"{name}_batches"))
-            if number > 0:
-                target = work / f"target-{name}-batches"
+            target = work / f"target-{name}-batches"
+            if number == 0:
+                first_base_parts = fold_parts(target, "int_cdc__row_history_base")
+            else:
                 delta_parts.append(fold_parts(target, "int_cdc__row_history_delta"))
                 statement = executed_statement(target, "int_cdc__row_history_delta")
                 delta_key_ranges.append(STORED_KEY_RANGE in statement)
@@ -508,9 +509,29 @@ def run_pipelines(
                 compacted = snapshot(cursor, f"{name}_batches")
                 assert scalar(cursor, f"select count(*) from {delta}") == 0
                 recorded = [base_row_counts(cursor, f"{name}_batches")]
+    return {
+        "batch_snapshots": snapshots,
+        "compacted": compacted,
+        "delta_rows": scalar(cursor, f"select count(*) from {delta}"),
+        "recorded_base_rows": recorded,
+        "delta_parts": delta_parts,
+        "delta_key_ranges": delta_key_ranges,
+        "named_loads": named_loads,
+        "first_base_parts": first_base_parts,
+    }
+
+
+def run_pipelines(cursor: Any, files: list[dict[str, Path]], work: Path) -> dict[str, Any]:
+    """Every format: the batches (run_batches) and a run with nothing new after them
+    (schema gen_batches), then all batches at once with --full-refresh (schema gen_full):
+    what the batches give, the snapshots, what the last run (nothing new) executed and the
+    fold parts the full refresh's base was planned with."""
+    name, formats = "gen", None
+    batched = run_batches(cursor, files, work, name, formats)
+    snapshots, recorded = batched["batch_snapshots"], batched["recorded_base_rows"]
+    with environment(f"{name}_raw_batches", f"{name}_batches", work / f"target-{name}-batches"):
         dbt_run("run", *MARTS, *dbt_vars(DELTAS_ONLY, formats))  # nothing new
         snapshots.append(snapshot(cursor, f"{name}_batches"))
-        delta_rows = scalar(cursor, f"select count(*) from {delta}")
         recorded.append(base_row_counts(cursor, f"{name}_batches"))
         sightings = query(
             cursor,
@@ -541,7 +562,7 @@ def run_pipelines(
         )[0]
         idle_statements = {
             model: executed_statement(work / f"target-{name}-batches", model)
-            for model in IDLE_MODELS + (IDLE_STAGING if formats is None else ())
+            for model in IDLE_MODELS + IDLE_STAGING
         }
     with environment(f"{name}_raw_full", f"{name}_full", work / f"target-{name}-full"):
         start_pipeline(cursor)
@@ -550,19 +571,12 @@ def run_pipelines(
         dbt_run("run", *MARTS, "--full-refresh", *dbt_vars({}, formats))
         full = snapshot(cursor, f"{name}_full")
         base_parts = fold_parts(work / f"target-{name}-full", "int_cdc__row_history_base")
-    return {
-        "batch_snapshots": snapshots,
-        "compacted": compacted,
-        "delta_rows": delta_rows,
-        "recorded_base_rows": recorded,
+    return batched | {
         "sightings": sightings,
         "column_types": column_types,
         "totals": totals,
         "idle_statements": idle_statements,
         "full": full,
-        "delta_parts": delta_parts,
-        "delta_key_ranges": delta_key_ranges,
-        "named_loads": named_loads,
         "base_parts": base_parts,
     }
 
@@ -583,17 +597,15 @@ def generated_stream(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]
 def generated_pipelines(spark_server: Any, generated_stream: dict[str, Any]) -> dict[str, Any]:
     """Every format of the generated stream, batch by batch and as one full refresh."""
     with connect(spark_server.host, spark_server.port) as cursor:
-        built = run_pipelines(
-            cursor, generated_stream["files"], generated_stream["work"], "gen", None
-        )
+        built = run_pipelines(cursor, generated_stream["files"], generated_stream["work"])
     return built | {"source": generated_stream["source"], "messages": generated_stream["messages"]}
 
 
 @pytest.fixture(scope="module")
 def plain_pipelines(spark_server: Any, generated_stream: dict[str, Any]) -> dict[str, Any]:
-    """The DataWorks table of the same stream alone, batch by batch and as a full refresh."""
+    """The DataWorks table of the same stream alone, batch by batch."""
     with connect(spark_server.host, spark_server.port) as cursor:
-        return run_pipelines(
+        return run_batches(
             cursor, generated_stream["files"], generated_stream["work"], "plain", PLAIN_FORMATS
         )
 
@@ -866,15 +878,20 @@ def test_a_stream_without_truncates_or_partial_changes_folds_the_same(
     plain_pipelines: dict[str, Any], generated_pipelines: dict[str, Any], cursor: Any
 ) -> None:
     """The fold planned without its truncate and partial-change parts (a stream that has
-    neither) gives, batch by batch across a compaction, what one full refresh gives, and the
-    table's rows are what the source holds; the whole stream is planned with both parts."""
-    assert plain_pipelines["base_parts"] == set()
+    neither) gives, batch by batch across a compaction, what the full refresh of the whole
+    stream, planned with both parts, gives for the same table, and the table's rows are what
+    the source holds."""
+    assert plain_pipelines["first_base_parts"] == set()
     assert plain_pipelines["delta_parts"] and all(
         parts == set() for parts in plain_pipelines["delta_parts"]
     )
     assert generated_pipelines["base_parts"] == set(FOLD_PARTS)
     batched = plain_pipelines["batch_snapshots"][-1]
-    full = plain_pipelines["full"]
+    full = {
+        part: [row for row in rows if row[0] in (PRICES_TABLE_KEY, *PLAIN_FORMATS)]
+        for part, rows in generated_pipelines["full"].items()
+    }
+    assert all(full.values()), full
     assert batched == full
     assert plain_pipelines["compacted"] == plain_pipelines["batch_snapshots"][COMPACT_AFTER_BATCH]
     assert plain_pipelines["delta_rows"] > 0
@@ -883,7 +900,7 @@ def test_a_stream_without_truncates_or_partial_changes_folds_the_same(
         cursor,
         """
         select table_key, primary_key, to_json(row_data) as row_data
-        from plain_full.cdc_current_state
+        from plain_batches.cdc_current_state
         where not is_deleted""",
     )
     assert {row["table_key"] for row in rows} == {PRICES_TABLE_KEY}
