@@ -40,6 +40,15 @@
     ) as {{ column_state_type }})
 {%- endset -%}
 
+{#- Rewritten whole when what it reads changed (a few rows per table and column): a run that
+    brought neither a row-change nor a DDL statement writes nothing. -#}
+{%- set inputs = [
+    (ref('int_cdc__table_sightings'), 'generation'),
+    (ref('int_cdc__schema_changes'), 'loaded_at'),
+] %}
+
+{%- set query %}
+
 with
 
 {# One generation, unless a run stopped before its post-hook dropped the older one. #}
@@ -416,3 +425,7 @@ final as (
 )
 
 select * from final
+
+{%- endset %}
+
+{{ rewrite_when_inputs_change(query, inputs) }}

@@ -50,11 +50,16 @@ PLAIN_FORMATS = ["dataworks_json"]
 FOLD_PARTS = ("fold_truncate_versions", "fold_column_writes")
 # In the delta's statement when it reads the stored rows within the range of the touched keys.
 STORED_KEY_RANGE = "primary_key between cast(unbase64('"
-# Models that run no insert when nothing is new (macros writes_nothing, select_new_rows): the
-# history's two halves and the row versions; with every format enabled, staging of a format
-# the stream uses and of one it never sends (its table holds no row: the probe of every load
-# finds none).
-IDLE_MODELS = ("int_cdc__row_history_base", "int_cdc__row_history_delta", "int_cdc__row_versions")
+# Models that run no insert when nothing is new (macros writes_nothing, select_new_rows,
+# rewrite_when_inputs_change): the history's two halves, the row versions and the table
+# schemas; with every format enabled, staging of a format the stream uses and of one it never
+# sends (its table holds no row: the probe of every load finds none).
+IDLE_MODELS = (
+    "int_cdc__row_history_base",
+    "int_cdc__row_history_delta",
+    "int_cdc__row_versions",
+    "marts/cdc_table_schemas",
+)
 IDLE_STAGING = ("staging/debezium/stg_debezium__json", "staging/ogg/stg_ogg__json")
 
 
@@ -378,11 +383,13 @@ def dbt_run(*args: str) -> Any:
     return result
 
 
-def start_pipeline(cursor: Any) -> None:
-    """What `cdc-lake serve` does for its landing schema, and the seeds."""
+def start_pipeline(cursor: Any, vars_args: list[str]) -> None:
+    """What `cdc-lake serve` does for its landing schema, and the seeds, seeded with the
+    `--vars` of the pipeline's first run (the seeds do not read them): the run then starts
+    from the seed's parse of the project (run_dbt) instead of parsing it again."""
     for statement in bootstrap_statements():
         run(cursor, statement)
-    dbt_run("seed")
+    dbt_run("seed", *vars_args)
 
 
 def snapshot(cursor: Any, schema: str) -> dict[str, list[tuple]]:
@@ -487,7 +494,7 @@ def run_batches(
     named_loads = []
     delta = f"{name}_batches_intermediate.int_cdc__row_history_delta"
     with environment(f"{name}_raw_batches", f"{name}_batches", work / f"target-{name}-batches"):
-        start_pipeline(cursor)
+        start_pipeline(cursor, dbt_vars(DELTAS_ONLY, formats))
         for number, batch_files in enumerate(files):
             load_batch(cursor, batch_files, formats)
             dbt_run("run", *MARTS, *dbt_vars(DELTAS_ONLY, formats))
@@ -565,7 +572,7 @@ def run_pipelines(cursor: Any, files: list[dict[str, Path]], work: Path) -> dict
             for model in IDLE_MODELS + IDLE_STAGING
         }
     with environment(f"{name}_raw_full", f"{name}_full", work / f"target-{name}-full"):
-        start_pipeline(cursor)
+        start_pipeline(cursor, dbt_vars({}, formats))
         for batch_files in files:
             load_batch(cursor, batch_files, formats)
         dbt_run("run", *MARTS, "--full-refresh", *dbt_vars({}, formats))
@@ -935,7 +942,7 @@ def test_a_view_is_replaced_only_when_its_query_changes(spark_server: Any, tmp_p
         connect(spark_server.host, spark_server.port) as cursor,
         environment("views_raw", "views", tmp_path / "target"),
     ):
-        start_pipeline(cursor)
+        start_pipeline(cursor, dbt_vars({}, ["canal_json"]))
         assert run_views(["canal_json"]) == replaced
         created = created_times(cursor)
         assert run_views(["canal_json"]) == kept
@@ -969,7 +976,7 @@ def test_an_incremental_run_fails_on_a_column_the_model_or_its_table_lacks(
         connect(spark_server.host, spark_server.port) as cursor,
         environment("columns_raw", "columns", tmp_path / "target"),
     ):
-        start_pipeline(cursor)
+        start_pipeline(cursor, dbt_vars({}, PLAIN_FORMATS))
         load_a_new_change(cursor)
         dbt_run("run", *select)
         load_a_new_change(cursor)
