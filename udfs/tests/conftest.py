@@ -233,9 +233,9 @@ saved_parses: dict[str, bytes] = {}
 
 def parse_inputs(args: tuple[str, ...]) -> str:
     """What a saved parse is good for: the invocation's --vars and the CDC_LAKE_* settings."""
-    cli_vars = args[args.index("--vars") + 1] if "--vars" in args else "{}"
+    cli_vars = args[args.index("--vars") + 1] if "--vars" in args else ""  # YAML, as given
     settings = sorted((k, v) for k, v in os.environ.items() if k.startswith("CDC_LAKE_"))
-    return json.dumps([json.loads(cli_vars), settings], sort_keys=True)
+    return json.dumps([cli_vars, settings])
 
 
 def dbt_target(args: tuple[str, ...]) -> Path:
