@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import time
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -201,7 +200,7 @@ def test_a_column_name_over_the_limit_is_kept_and_reported(fuzz_build: Any) -> N
 
 
 def test_every_hostile_table_gets_a_typed_model(
-    fuzz_build: Any, spark_server: server.ServerConfig, cursor: Any, tmp_path: Any
+    fuzz_build: Any, cursor: Any, tmp_path: Any
 ) -> None:
     """cdc_typed_current_state over every table the mutants and the limit messages made (odd
     and very long column names, case twins, quotes, backticks): each compiles and is written
@@ -225,19 +224,11 @@ def test_every_hostile_table_gets_a_typed_model(
         patch.setenv("CDC_LAKE_RAW_SCHEMA", RAW_SCHEMA)
         compiled = compiled_inline(calls, tmp_path).split(separator)[:-1]
     assert len(compiled) == len(table_keys)
-
-    def written_columns(number: int, sql: str) -> list[str]:
-        """Writes one typed model (a connection per thread: two models are written at a
-        time, as dbt's two threads would) and returns its table's column names."""
+    for number, (table_key, sql) in enumerate(zip(table_keys, compiled, strict=True)):
         typed = f"{SCHEMA}.typed_fuzz_{number}"
-        with connect(spark_server.host, spark_server.port) as own_cursor:
-            own_cursor.execute(f"drop table if exists {typed}")
-            own_cursor.execute(f"create table {typed} using parquet as {sql}")
-            return [row["col_name"] for row in query(own_cursor, f"describe table {typed}")]
-
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        written = list(pool.map(written_columns, range(len(compiled)), compiled))
-    for table_key, names in zip(table_keys, written, strict=True):
+        cursor.execute(f"drop table if exists {typed}")
+        cursor.execute(f"create table {typed} using parquet as {sql}")
+        names = [row["col_name"] for row in query(cursor, f"describe table {typed}")]
         assert names[-4:] == [
             "_cdc_primary_key",
             "_cdc_last_op",
