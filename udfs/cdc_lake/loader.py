@@ -266,32 +266,33 @@ def load_file_group(
             held.add(sha)
             loaded_at = started + timedelta(microseconds=len(new))
             new.append((path, sha, envelope, size, loaded_at.strftime("%Y-%m-%d %H:%M:%S.%f")))
+    landing = landing_table(fmt)
+    source_files = {path: str(path.resolve()) for path, *_ in new}  # as file_rows_query names it
     counts: dict[str, int] = {}
     if new:
         selects = [
             file_rows_query(fmt, path, envelope, loaded_at, file_encoding(path, encoding), source)
             for path, _, envelope, _, loaded_at in new
         ]
-        run(cursor, f"insert into {landing_table(fmt)}\n" + "\nunion all\n".join(selects))
+        run(cursor, f"insert into {landing}\n" + "\nunion all\n".join(selects))
         load_times = ", ".join(f"timestamp {sql_string(loaded_at)}" for *_, loaded_at in new)
         counts = dict(
             run(
                 cursor,
-                f"select source_file, count(*) from {landing_table(fmt)} "
+                f"select source_file, count(*) from {landing} "
                 f"where loaded_at in ({load_times}) group by source_file",
             )
         )
         records = ",\n".join(
-            f"({sql_string(fmt)}, {sql_string(str(path.resolve()))}, {sql_string(sha)}, "
-            f"{size}, {sql_string(envelope)}, {counts.get(str(path.resolve()), 0)}, "
+            f"({sql_string(fmt)}, {sql_string(source_files[path])}, {sql_string(sha)}, "
+            f"{size}, {sql_string(envelope)}, {counts.get(source_files[path], 0)}, "
             f"timestamp {sql_string(loaded_at)}, {source_literal})"
             for path, sha, envelope, size, loaded_at in new
         )
         run(cursor, f"insert into {loaded_files_table()} values\n{records}")
-    loaded = {path for path, *_ in new}
     return [
-        LoadResult(path, envelope, counts.get(str(path.resolve()), 0), skipped=False)
-        if path in loaded
+        LoadResult(path, envelope, counts.get(source_files[path], 0), skipped=False)
+        if path in source_files
         else LoadResult(path, envelope, 0, skipped=True)
         for path, _, envelope, _ in files
     ]
