@@ -218,8 +218,9 @@ def assert_nodes_built(pipeline_build: Any, word: str, *required: str) -> None:
 
 
 def dbt_target_path() -> Path:
-    """Where this session's dbt writes manifest.json, catalog.json and compiled SQL."""
-    return Path(os.environ["DBT_TARGET_PATH"])
+    """Where this session's dbt writes manifest.json, catalog.json and compiled SQL
+    (DBT_TARGET_PATH, which the session sets; else dbt's own default)."""
+    return Path(os.environ.get("DBT_TARGET_PATH", PROJECT_ROOT / "target"))
 
 
 # dbt parses the whole project again (5-6 s) when its target folder holds no saved parse
@@ -242,7 +243,7 @@ def dbt_target(args: tuple[str, ...]) -> Path:
     """The target folder of an invocation: its --target-path, else DBT_TARGET_PATH."""
     if "--target-path" in args:
         return Path(args[args.index("--target-path") + 1])
-    return Path(os.environ.get("DBT_TARGET_PATH", PROJECT_ROOT / "target"))
+    return dbt_target_path()
 
 
 def run_dbt(*args: str) -> Any:

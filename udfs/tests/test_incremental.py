@@ -447,17 +447,15 @@ def snapshot(cursor: Any, schema: str) -> dict[str, list[tuple]]:
     }
 
 
-def dbt_vars(values: dict[str, Any], formats: list[str] | None) -> list[str]:
-    """`--vars` of one run: `values`, and the formats the pipeline reads when not all."""
-    if formats is not None:
-        values = values | {"cdc_lake_formats": formats}
-    return ["--vars", json.dumps(values)]
+def dbt_vars(values: dict[str, Any], formats: list[str]) -> list[str]:
+    """`--vars` of one run: `values`, and the formats the pipeline reads."""
+    return ["--vars", json.dumps(values | {"cdc_lake_formats": formats})]
 
 
-def load_batch(cursor: Any, batch_files: dict[str, Path], formats: list[str] | None) -> None:
-    """Lands a batch's files, those of `formats` only when given."""
+def load_batch(cursor: Any, batch_files: dict[str, Path], formats: list[str]) -> None:
+    """Lands a batch's files of `formats`."""
     for fmt, path in batch_files.items():
-        if formats is None or fmt in formats:
+        if fmt in formats:
             load_files(cursor, fmt, [path])
 
 
@@ -487,7 +485,7 @@ def base_row_counts(cursor: Any, schema: str) -> tuple[int | None, int]:
 
 
 def run_batches(
-    cursor: Any, files: list[dict[str, Path]], work: Path, name: str, formats: list[str] | None
+    cursor: Any, files: list[dict[str, Path]], work: Path, name: str, formats: list[str]
 ) -> dict[str, Any]:
     """The batches run one by one (schema <name>_batches), with a compaction after batch
     COMPACT_AFTER_BATCH: the snapshots taken after each run, the fold parts the first run's
@@ -497,13 +495,13 @@ def run_batches(
     delta_key_ranges = []
     named_loads = []
     delta = f"{name}_batches_intermediate.int_cdc__row_history_delta"
-    with environment(f"{name}_raw_batches", f"{name}_batches", work / f"target-{name}-batches"):
+    target = work / f"target-{name}-batches"
+    with environment(f"{name}_raw_batches", f"{name}_batches", target):
         start_pipeline(cursor, dbt_vars(DELTAS_ONLY, formats))
         for number, batch_files in enumerate(files):
             load_batch(cursor, batch_files, formats)
             dbt_run("run", *MARTS, *dbt_vars(DELTAS_ONLY, formats))
             snapshots.append(snapshot(cursor, f"{name}_batches"))
-            target = work / f"target-{name}-batches"
             if number == 0:
                 first_base_parts = fold_parts(target, "int_cdc__row_history_base")
             else:
@@ -540,7 +538,8 @@ def run_pipelines(cursor: Any, files: list[dict[str, Path]], work: Path) -> dict
     name, formats = "gen", GEN_FORMATS
     batched = run_batches(cursor, files, work, name, formats)
     snapshots, recorded = batched["batch_snapshots"], batched["recorded_base_rows"]
-    with environment(f"{name}_raw_batches", f"{name}_batches", work / f"target-{name}-batches"):
+    target = work / f"target-{name}-batches"
+    with environment(f"{name}_raw_batches", f"{name}_batches", target):
         dbt_run("run", *MARTS, *dbt_vars(DELTAS_ONLY, formats))  # nothing new
         snapshots.append(snapshot(cursor, f"{name}_batches"))
         recorded.append(base_row_counts(cursor, f"{name}_batches"))
@@ -572,8 +571,7 @@ def run_pipelines(cursor: Any, files: list[dict[str, Path]], work: Path) -> dict
             from {name}_batches_intermediate.int_cdc__sync_progress_totals""",
         )[0]
         idle_statements = {
-            model: executed_statement(work / f"target-{name}-batches", model)
-            for model in IDLE_MODELS + IDLE_STAGING
+            model: executed_statement(target, model) for model in IDLE_MODELS + IDLE_STAGING
         }
     with environment(f"{name}_raw_full", f"{name}_full", work / f"target-{name}-full"):
         start_pipeline(cursor, dbt_vars({}, formats))
