@@ -1,7 +1,10 @@
 {# One source table's live rows as a typed table: a column per source column, named and typed
    from cdc_table_schemas when the model runs (so a new source column appears on the next
    run), each value cast from the row map's canonical text; `column_types` overrides types.
-   A model calling it needs `-- depends_on: {{ ref('cdc_table_schemas') }}`. #}
+   Rebuilt only when its table's history or columns changed (macro with_build_signature):
+   the base's generation (a compaction), the newest delta generation holding the table (a
+   run that changed its rows) and the query (its columns). A model calling it needs
+   `-- depends_on: {{ ref('cdc_table_schemas') }}`. #}
 {% macro cdc_typed_current_state(table_key, column_types=none) -%}
     {%- set table_key_text = table_key | lower | replace("\\", "\\\\") | replace("'", "\\'") -%}
     {%- set typed_values = [] -%}
@@ -11,7 +14,14 @@
             typed_value_from_text("row_data['" ~ map_key ~ "']", spark_type, source_type)
             ~ " as `" ~ column_name | replace('`', '``') ~ "`,\n        "
         ) -%}
-    {%- endfor %}
+    {%- endfor -%}
+    {%- set inputs = [
+        'select max(generation) from ' ~ ref('int_cdc__row_history_base'),
+        'select max(generation) from ' ~ ref('int_cdc__row_history_delta')
+        ~ " where table_key = '" ~ table_key_text ~ "'",
+    ] %}
+
+    {%- set query %}
 
 with
 
@@ -44,4 +54,8 @@ final as (
 )
 
 select * from final
+
+    {%- endset %}
+
+    {{ return(with_build_signature(query, inputs)) }}
 {%- endmacro %}

@@ -40,11 +40,11 @@
     ) as {{ column_state_type }})
 {%- endset -%}
 
-{#- Rewritten whole when what it reads changed (a few rows per table and column): a run that
-    brought neither a row-change nor a DDL statement writes nothing. -#}
+{#- Rebuilt when what it reads changed (a few rows per table and column): a run that brought
+    neither a row-change nor a DDL statement leaves the table as it is. -#}
 {%- set inputs = [
-    (ref('int_cdc__table_sightings'), 'generation'),
-    (ref('int_cdc__schema_changes'), 'loaded_at'),
+    'select max(generation) from ' ~ ref('int_cdc__table_sightings'),
+    'select max(loaded_at) from ' ~ ref('int_cdc__schema_changes'),
 ] %}
 
 {%- set query %}
@@ -428,4 +428,4 @@ select * from final
 
 {%- endset %}
 
-{{ rewrite_when_inputs_change(query, inputs) }}
+{{ with_build_signature(query, inputs) }}

@@ -1,0 +1,41 @@
+{# Overrides dbt-spark's table materialization (see _macros.yml): a model whose SQL names a
+   build signature (macro with_build_signature) that its table was built with (table
+   property `cdc_lake.built_from`) is left as it is; any other table is replaced as
+   dbt-spark replaces a parquet table (drop, then create as select), and a signed one
+   records its signature. #}
+{% materialization table, adapter='spark' -%}
+    {%- set existing = adapter.get_relation(
+        database=database, schema=schema, identifier=model['alias']
+    ) -%}
+    {%- set target = api.Relation.create(
+        database=database, schema=schema, identifier=model['alias'], type='table'
+    ) -%}
+    {%- set signed = modules.re.search('/[*] cdc_lake[.]built_from: (.+?) [*]/', sql) -%}
+    {%- set signature = signed.group(1) if signed else none -%}
+    {{ run_hooks(pre_hooks) }}
+    {%- if signature is not none and existing is not none and existing.is_table
+        and table_property(existing, 'cdc_lake.built_from') == signature
+        and not should_full_refresh() -%}
+        {%- call noop_statement('main', 'OK (unchanged)') -%}
+            {{ sql }}
+        {%- endcall -%}
+    {%- else -%}
+        {%- if existing is not none -%}
+            {{ adapter.drop_relation(existing) }}
+        {%- endif -%}
+        {%- call statement('main') -%}
+            {{ create_table_as(false, target, sql) }}
+        {%- endcall -%}
+        {%- if signature is not none -%}
+            {%- call statement('record_signature') -%}
+                alter table {{ target }}
+                set tblproperties ('cdc_lake.built_from' = '{{ signature }}')
+            {%- endcall -%}
+        {%- endif -%}
+        {% do apply_grants(target, config.get('grants'), should_revoke(existing, true)) %}
+        {% do persist_docs(target, model) %}
+        {% do persist_constraints(target, model) %}
+    {%- endif -%}
+    {{ run_hooks(post_hooks) }}
+    {{ return({'relations': [target]}) }}
+{%- endmaterialization %}
