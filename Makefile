@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 DBT := $(BIN)/dbt
 DBT_FLAGS := --profiles-dir profiles
 
-.PHONY: run test test-deps setup lint format serve stop load-samples build docs benchmark clean
+.PHONY: run test test-deps setup lint lint-python lint-sql format serve stop load-samples build docs benchmark clean
 
 ## run: set up, start the embedded server, load the bundled samples, dbt build, print the current state
 run: setup serve load-samples
@@ -16,9 +16,16 @@ run: setup serve load-samples
 	  from cdc_lake.cdc_current_state order by table_key, primary_key"
 	@echo "The server keeps running for dbt by hand (make stop to end it)."
 
-## test: set up, lint SQL and Python, run every test (unit and against a real Spark Thrift server)
-test: setup lint test-deps
-	$(BIN)/pytest
+## test: set up, lint SQL and Python, run every test (unit and against a real Spark Thrift server).
+## The SQL lint runs beside the tests at the lowest CPU priority, on the cycles they leave (they
+## wait on the server, and it on them, much of the time); its report follows theirs, and either
+## failing fails the target.
+test: setup lint-python test-deps
+	@log=$$(mktemp); nice -n 19 $(MAKE) --no-print-directory lint-sql >"$$log" 2>&1 & lint=$$!; \
+	$(BIN)/pytest; tests=$$?; \
+	wait $$lint; linted=$$?; cat "$$log"; rm -f "$$log"; \
+	[ $$linted = 0 ] || echo "make lint-sql failed (above)"; \
+	[ $$tests = 0 ] && [ $$linted = 0 ]
 
 ## test-deps: what the tests need besides Python and Java: OpenLDAP's slapd (test_auth.py runs
 ## one). As root on Debian it is installed, its binaries only: no directory is configured or
@@ -47,9 +54,13 @@ $(VENV)/.installed: pyproject.toml
 ## lint: ruff, and sqlfluff on every core (templating and parsing the ~40 models and tests
 ## with the macros is CPU-bound: 7 CPU-minutes, 3.8 minutes on this machine's two cores; a
 ## macro file is templated without the other macros, see macros/.sqlfluff)
-lint: setup
+lint: lint-python lint-sql
+
+lint-python: setup
 	$(BIN)/ruff check udfs
 	$(BIN)/ruff format --check udfs
+
+lint-sql: setup
 	$(BIN)/sqlfluff lint --processes 0 models macros tests
 
 format: setup
