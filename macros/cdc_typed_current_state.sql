@@ -15,10 +15,17 @@
             ~ " as `" ~ column_name | replace('`', '``') ~ "`,\n        "
         ) -%}
     {%- endfor -%}
+    {#- The base's generation from the metastore (its partitions: no scan), then the newest
+        delta generation after it that holds the table (parquet skips the row groups of
+        other tables: the delta's files are sorted by table). -#}
+    {%- set base = ref('int_cdc__row_history_base') -%}
+    {%- set base_generations = partition_generations(base) if execute else [] -%}
+    {%- set base_generation = base_generations | max if base_generations else 0 -%}
     {%- set inputs = [
-        'select max(generation) from ' ~ ref('int_cdc__row_history_base'),
+        'select ' ~ base_generation,
         'select max(generation) from ' ~ ref('int_cdc__row_history_delta')
-        ~ " where table_key = '" ~ table_key_text ~ "'",
+        ~ ' where generation > ' ~ base_generation
+        ~ " and table_key = '" ~ table_key_text ~ "'",
     ] %}
 
     {%- set query %}
