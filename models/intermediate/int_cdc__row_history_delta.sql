@@ -14,8 +14,7 @@
 {%- set stored_key_range = 'true' -%}
 {%- if execute -%}
     {%- set new_versions_condition = none -%}
-    {%- set base_generations = partition_generations(base) -%}
-    {%- set base_generation = base_generations | max if base_generations else 0 -%}
+    {%- set base_generation = newest_generation(base) -%}
     {%- set own_generations = partition_generations(this) if is_incremental() else [] -%}
     {%- set covered_through = ([base_generation] + own_generations) | max -%}
     {%- set condition = loaded_after(
