@@ -19,7 +19,7 @@
         delta generation after it that holds the table (parquet skips the row groups of
         other tables: the delta's files are sorted by table). -#}
     {%- set base = ref('int_cdc__row_history_base') -%}
-    {%- set base_generation = newest_generation(base) if execute else 0 -%}
+    {%- set base_generation = newest_generation(base) -%}
     {%- set inputs = [
         'select ' ~ base_generation,
         'select max(generation) from ' ~ ref('int_cdc__row_history_delta')

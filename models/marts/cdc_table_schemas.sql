@@ -43,9 +43,8 @@
 {#- Rebuilt when what it reads changed (a few rows per table and column): a run that brought
     neither a row-change nor a DDL statement leaves the table as it is. The sightings'
     generation comes from the metastore (macro newest_generation: no scan). -#}
-{%- set sightings = ref('int_cdc__table_sightings') -%}
 {%- set inputs = [
-    'select ' ~ (newest_generation(sightings) if execute else 0),
+    'select ' ~ newest_generation(ref('int_cdc__table_sightings')),
     'select max(loaded_at) from ' ~ ref('int_cdc__schema_changes'),
 ] %}
 

@@ -317,7 +317,8 @@ def pipeline_build(
     with connect(spark_server.host, spark_server.port) as thrift_cursor:
         # A format's samples, then its fixtures, in one load (one insert, the files' load
         # times in that order): a load's fixed round trips are most of a small one's cost.
-        for fmt in sorted(path.name for path in SAMPLES.iterdir() if path.is_dir()):
+        formats = {path.name for path in SAMPLES.iterdir() if path.is_dir()}
+        for fmt in sorted(formats | {path.name for path in FIXTURES.iterdir()}):
             folders = [SAMPLES / fmt, FIXTURES / fmt]
             load_files(thrift_cursor, fmt, [folder for folder in folders if folder.is_dir()])
         for format_dir in sorted(p for p in NAMED_SOURCES.glob("*/*") if p.is_dir()):
