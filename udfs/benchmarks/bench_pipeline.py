@@ -27,7 +27,11 @@ home, free port; one at a time) and, in that one run:
   hot: one Huawei DRS DDS (MongoDB) document inserted, then updated `--hot-updates` times by a
   `$set` of one field, and the full build that folds them.
 
-After every dbt invocation it prints the twelve slowest models. `--check` compares the live
+After every dbt invocation it prints the twelve slowest models and the CPU time the server
+spent meanwhile (from /proc: its whole process group), with how many of the machine's cores
+that kept busy on average: near all of them, a run is bound by the work Spark does, and only
+less work makes it shorter; well under, something waits (planning on one thread, a stage of
+one task, dbt between statements). `--check` compares the live
 rows of `cdc_current_state` with the simulated database and exits 1 on a mismatch.
 
     .venv/bin/python udfs/benchmarks/bench_pipeline.py --messages 1000000 --check
@@ -62,6 +66,7 @@ from urllib.parse import urlparse
 
 from bench_load import benchmark_server, free_port, line, timed
 
+from cdc_lake import server
 from cdc_lake.client import connect, run
 from cdc_lake.formats import FORMATS
 from cdc_lake.loader import load_files
@@ -367,9 +372,33 @@ def write_hot_document(path: Path, updates: int) -> tuple[int, dict[str, str]]:
 # ---------------------------------------------------------------- dbt and Spark
 
 
+# The process group of the workload's server (`cdc-lake serve` makes one per server): what
+# server_cpu_seconds sums. Set by run_workload while its server runs.
+server_group: int | None = None
+
+
+def server_cpu_seconds() -> float | None:
+    """CPU seconds (user and system) the server's processes have used so far, from /proc;
+    None where there is no /proc or no server. Spark's driver JVM holds its executors here
+    (`local[*]`), so this is all the work a run made the server do."""
+    if server_group is None or not Path("/proc/self/stat").exists():
+        return None
+    ticks = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            # The command name (field 2) may hold spaces: split after its closing parenthesis.
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # the process ended while being read
+        if int(fields[2]) == server_group:  # pgrp; utime and stime are fields 14 and 15
+            ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
 def dbt(label: str, formats: Sequence[str], *args: str) -> float:
     """Invoke dbt in-process (as a user's `dbt` would run it) with the formats var; print its
-    time and its twelve slowest models, since the totals alone do not say where time goes."""
+    time, the server's CPU time meanwhile and its twelve slowest models, since the totals
+    alone do not say where time goes."""
     from dbt.cli.main import dbtRunner
 
     command = [
@@ -382,12 +411,17 @@ def dbt(label: str, formats: Sequence[str], *args: str) -> float:
         "--profiles-dir",
         str(PROJECT_ROOT / "profiles"),
     ]
+    cpu_before = server_cpu_seconds()
     result, seconds = timed(lambda: dbtRunner().invoke(command))
+    cpu_after = server_cpu_seconds()
     nodes = list(result.result or []) if result.exception is None else []
     failed = [node.node.name for node in nodes if node.status not in ("success", "pass")]
     if not result.success or failed:
         raise SystemExit(f"dbt {' '.join(args)} failed: {result.exception or failed}")
     line(label, f"{seconds:9.1f} s")
+    if cpu_before is not None and cpu_after is not None:
+        cpu = cpu_after - cpu_before
+        line("", f"server CPU {cpu:.1f} s: {cpu / seconds:.2f} of {os.cpu_count()} cores busy")
     summed = sum(node.execution_time for node in nodes)
     line("", f"{len(nodes)} nodes, {summed:.1f} s summed over dbt's threads; slowest:")
     for node in sorted(nodes, key=lambda node: -node.execution_time)[:12]:
@@ -639,10 +673,15 @@ def run_workload(name: str, options: Options, workdir: Path) -> Figures:
     metrics = directory / "metrics"
     metrics.mkdir(parents=True, exist_ok=True)
     conf = METRICS_CONF | {"spark.metrics.conf.driver.sink.csv.directory": str(metrics)}
-    with benchmark_server(directory / "home", port, conf), connect(port=port) as cursor:
-        if name == "hot":
-            return hot_workload(options, directory, cursor)
-        return canal_workload(name, options, directory, cursor)
+    global server_group
+    with benchmark_server(directory / "home", port, conf) as config, connect(port=port) as cursor:
+        server_group = server.read_pid(config)
+        try:
+            if name == "hot":
+                return hot_workload(options, directory, cursor)
+            return canal_workload(name, options, directory, cursor)
+        finally:
+            server_group = None
 
 
 def summary(results: list[Figures]) -> None:
