@@ -18,6 +18,7 @@ import pytest
 
 from cdc_lake import cli
 from cdc_lake.server import (
+    DERBY_STATEMENTS,
     SCHEDULER_POOLS,
     ServerConfig,
     ServerError,
@@ -49,6 +50,13 @@ def test_all_state_lives_under_the_home(tmp_path: Path) -> None:
     assert f"-Dderby.system.home={tmp_path}" in conf["spark.driver.extraJavaOptions"]
     assert conf["spark.local.dir"] == str(tmp_path / "tmp")
     assert conf["spark.driver.extraClassPath"] == str(tmp_path / "hive-stubs")
+
+
+def test_the_metastore_keeps_a_runs_compiled_statements(tmp_path: Path) -> None:
+    """Derby's default of 100 compiled statements made it compile most of a run's again."""
+    options = spark_conf(ServerConfig(home=tmp_path))["spark.driver.extraJavaOptions"].split()
+    assert f"-Dderby.language.statementCacheSize={DERBY_STATEMENTS}" in options
+    assert DERBY_STATEMENTS > 100
 
 
 def test_jobs_of_concurrent_models_share_the_cores(tmp_path: Path) -> None:
@@ -87,8 +95,9 @@ def test_a_users_java_options_and_class_path_add_to_the_servers(tmp_path: Path) 
         "spark.driver.extraJavaOptions": "-Xss4m",
         "spark.driver.extraClassPath": "/opt/jars/extra.jar",
     }
+    servers = spark_conf(ServerConfig(home=tmp_path))["spark.driver.extraJavaOptions"]
     conf = spark_conf(ServerConfig(home=tmp_path, conf=overrides))
-    assert conf["spark.driver.extraJavaOptions"] == f"-Dderby.system.home={tmp_path} -Xss4m"
+    assert conf["spark.driver.extraJavaOptions"] == f"{servers} -Xss4m"
     assert conf["spark.driver.extraClassPath"] == f"{tmp_path / 'hive-stubs'}:/opt/jars/extra.jar"
 
 
