@@ -377,22 +377,42 @@ def write_hot_document(path: Path, updates: int) -> tuple[int, dict[str, str]]:
 server_group: int | None = None
 
 
-def server_cpu_seconds() -> float | None:
-    """CPU seconds (user and system) the server's processes have used so far, from /proc;
-    None where there is no /proc or no server. Spark's driver JVM holds its executors here
-    (`local[*]`), so this is all the work a run made the server do."""
+# HotSpot's JIT compiler threads ("C1 CompilerThread0", "C2 CompilerThread0"; Linux keeps the
+# first 15 characters of a thread's name).
+JIT_THREADS = ("C1 Compiler", "C2 Compiler")
+
+
+def server_cpu_seconds() -> tuple[float, float] | None:
+    """CPU seconds (user and system) the server's processes have used so far, and the part of
+    it the JVM's JIT compiler threads used, from /proc; None where there is no /proc or no
+    server. Spark's driver JVM holds its executors here (`local[*]`), so this is all the work
+    a run made the server do; a young server's JVM still compiles Spark's code to machine code
+    while it works, a share of a run that shrinks as the server ages."""
     if server_group is None or not Path("/proc/self/stat").exists():
         return None
-    ticks = 0
+    ticks = jit_ticks = 0
     for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            # The command name (field 2) may hold spaces: split after its closing parenthesis.
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue  # the process ended while being read
-        if int(fields[2]) == server_group:  # pgrp; utime and stime are fields 14 and 15
-            ticks += int(fields[11]) + int(fields[12])
-    return ticks / os.sysconf("SC_CLK_TCK")
+        fields = proc_stat_fields(stat)
+        if fields is None or int(fields[3]) != server_group:  # pgrp
+            continue
+        ticks += int(fields[12]) + int(fields[13])  # utime and stime
+        for thread_stat in stat.parent.glob("task/[0-9]*/stat"):
+            thread = proc_stat_fields(thread_stat)
+            if thread is not None and thread[0].startswith(JIT_THREADS):
+                jit_ticks += int(thread[12]) + int(thread[13])
+    return ticks / os.sysconf("SC_CLK_TCK"), jit_ticks / os.sysconf("SC_CLK_TCK")
+
+
+def proc_stat_fields(stat: Path) -> list[str] | None:
+    """A /proc stat file's fields from the command name on (so list index = field number - 2),
+    the name without its parentheses; None when the process or thread ended meanwhile."""
+    try:
+        text = stat.read_text()
+    except OSError:
+        return None
+    # The name (field 2) may hold spaces and parentheses: it ends at the last ')'.
+    name, rest = text[text.index("(") + 1 :].rsplit(")", 1)
+    return [name, *rest.split()]
 
 
 def dbt(label: str, formats: Sequence[str], *args: str) -> float:
@@ -420,8 +440,12 @@ def dbt(label: str, formats: Sequence[str], *args: str) -> float:
         raise SystemExit(f"dbt {' '.join(args)} failed: {result.exception or failed}")
     line(label, f"{seconds:9.1f} s")
     if cpu_before is not None and cpu_after is not None:
-        cpu = cpu_after - cpu_before
-        line("", f"server CPU {cpu:.1f} s: {cpu / seconds:.2f} of {os.cpu_count()} cores busy")
+        cpu, jit = (after - before for after, before in zip(cpu_after, cpu_before, strict=True))
+        line(
+            "",
+            f"server CPU {cpu:.1f} s: {cpu / seconds:.2f} of {os.cpu_count()} cores busy;"
+            f" its JIT compiler {jit:.1f} s",
+        )
     summed = sum(node.execution_time for node in nodes)
     line("", f"{len(nodes)} nodes, {summed:.1f} s summed over dbt's threads; slowest:")
     for node in sorted(nodes, key=lambda node: -node.execution_time)[:12]:
