@@ -31,8 +31,10 @@ After every dbt invocation it prints the twelve slowest models and the CPU time 
 spent meanwhile (from /proc: its whole process group), with how many of the machine's cores
 that kept busy on average: near all of them, a run is bound by the work Spark does, and only
 less work makes it shorter; well under, something waits (planning on one thread, a stage of
-one task, dbt between statements). `--check` compares the live
-rows of `cdc_current_state` with the simulated database and exits 1 on a mismatch.
+one task, dbt between statements). It also prints the part of that CPU time the JVM's JIT
+compiler threads took: on a young server a large share, which shrinks as the server ages.
+`--check` compares the live rows of `cdc_current_state` with the simulated database and exits
+1 on a mismatch.
 
     .venv/bin/python udfs/benchmarks/bench_pipeline.py --messages 1000000 --check
     .venv/bin/python udfs/benchmarks/bench_pipeline.py --workload hot --hot-updates 100000
