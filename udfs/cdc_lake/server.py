@@ -27,6 +27,8 @@ START_TIMEOUT_S = 300.0
 STOP_TIMEOUT_S = 60.0
 # Compiled statements the metastore's Derby keeps (its default: 100); spark_conf says why.
 DERBY_STATEMENTS = 2000
+# File scan tasks per core on a local master (Spark's default: one); spark_conf says why.
+SCAN_TASKS_PER_CORE = 4
 
 
 class ServerError(RuntimeError):
@@ -164,9 +166,16 @@ def spark_conf(config: ServerConfig) -> dict[str, str]:
         "spark.scheduler.mode": "FAIR",
         "spark.scheduler.allocation.file": str(config.scheduler_pools_file),
     }
-    if config.master.startswith("local"):
+    cores = local_cores(config.master)
+    if cores is not None:
         # Small default for one machine; AQE still coalesces. A cluster keeps Spark's own.
         defaults["spark.sql.shuffle.partitions"] = "8"
+        # A scan is cut into at least four tasks per core (Spark's default: one). Parquet
+        # splits only at whole files and row groups, so a read cut into one task per core
+        # left one core idle for a third of staging's full build at 1 M messages (tasks of
+        # 35 and 62 s on two cores), and staging's few unequal files passed the imbalance on
+        # to the models after it (README, Benchmarks).
+        defaults["spark.sql.files.minPartitionNum"] = str(SCAN_TASKS_PER_CORE * cores)
     conf = defaults | config.conf
     # A user's options and class path add to ours: Derby's files stay in the home, and the
     # stubs stay on the class path.
@@ -177,6 +186,19 @@ def spark_conf(config: ServerConfig) -> dict[str, str]:
         if key in config.conf:
             conf[key] = f"{defaults[key]}{separator}{config.conf[key]}"
     return conf
+
+
+def local_cores(master: str) -> int | None:
+    """The cores a local master runs tasks on (`local`, `local[N]`, `local[*]`, with or
+    without a retry count), or None for a cluster, whose Spark defaults are kept."""
+    if master == "local":
+        return 1
+    if not (master.startswith("local[") and master.endswith("]")):
+        return None
+    threads = master[len("local[") : -1].split(",")[0].strip()
+    if threads == "*":
+        return os.cpu_count() or 1
+    return int(threads) if threads.isdigit() and int(threads) > 0 else None
 
 
 def find_java() -> str:

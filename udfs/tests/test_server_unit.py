@@ -24,6 +24,7 @@ from cdc_lake.server import (
     ServerError,
     find_java,
     last_error_line,
+    local_cores,
     port_in_use,
     read_pid,
     spark_conf,
@@ -112,6 +113,26 @@ def test_local_masters_get_few_shuffle_partitions(tmp_path: Path, master: str) -
 @pytest.mark.parametrize("master", ["spark://head:7077", "yarn", "k8s://https://api:6443"])
 def test_clusters_keep_sparks_shuffle_partitions(tmp_path: Path, master: str) -> None:
     assert "spark.sql.shuffle.partitions" not in spark_conf(
+        ServerConfig(home=tmp_path, master=master)
+    )
+
+
+@pytest.mark.parametrize(
+    ("master", "cores"),
+    [("local", 1), ("local[2]", 2), ("local[3,4]", 3), ("local[*]", os.cpu_count())],
+)
+def test_local_scans_are_cut_into_four_tasks_per_core(
+    tmp_path: Path, master: str, cores: int
+) -> None:
+    """One task per core left a core idle behind the largest of a few unequal files."""
+    conf = spark_conf(ServerConfig(home=tmp_path, master=master))
+    assert conf["spark.sql.files.minPartitionNum"] == str(4 * cores)
+
+
+@pytest.mark.parametrize("master", ["spark://head:7077", "yarn", "local[x]", "local-cluster"])
+def test_other_masters_keep_sparks_scan_split(tmp_path: Path, master: str) -> None:
+    assert local_cores(master) is None
+    assert "spark.sql.files.minPartitionNum" not in spark_conf(
         ServerConfig(home=tmp_path, master=master)
     )
 
