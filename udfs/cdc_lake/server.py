@@ -138,6 +138,12 @@ def spark_conf(config: ServerConfig) -> dict[str, str]:
         # them again: 300-400 Janino compilations, 3-4 s of a 2-core incremental run. With
         # room for them, a run compiles only the few whose code holds its own literals.
         "spark.sql.codegen.cache.maxEntries": "2048",
+        # Spark names a generated class after its stage's number in the query, and adaptive
+        # execution numbers the stages in the order they are planned, which moves between
+        # runs: the same code under another name missed the cache above, so a run compiled
+        # again, and the JIT warmed up again, classes it already had (about a dozen in some
+        # 1% runs, the history fold's 3,300-line stage among them).
+        "spark.sql.codegen.useIdInClassName": "false",
         # Statements run as the server's user (one machine: nobody to impersonate). With
         # impersonation each dbt node, a new Thrift session with a new user object, made the
         # metastore client and its Hive configuration anew on its statements' threads; and the

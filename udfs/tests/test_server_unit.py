@@ -60,6 +60,14 @@ def test_the_metastore_keeps_a_runs_compiled_statements(tmp_path: Path) -> None:
     assert DERBY_STATEMENTS > 100
 
 
+def test_the_same_generated_code_is_compiled_once(tmp_path: Path) -> None:
+    """A class named after its stage's number, which adaptive execution assigns in planning
+    order, missed Spark's cache of compiled classes whenever that order moved."""
+    conf = spark_conf(ServerConfig(home=tmp_path))
+    assert conf["spark.sql.codegen.useIdInClassName"] == "false"
+    assert int(conf["spark.sql.codegen.cache.maxEntries"]) > 100
+
+
 def test_jobs_of_concurrent_models_share_the_cores(tmp_path: Path) -> None:
     """The `default` pool, where every statement runs, schedules its own jobs fairly: Spark's
     FAIR mode alone would leave them first in, first out."""
