@@ -141,8 +141,8 @@ def spark_conf(config: ServerConfig) -> dict[str, str]:
         # Spark names a generated class after its stage's number in the query, and adaptive
         # execution numbers the stages in the order they are planned, which moves between
         # runs: the same code under another name missed the cache above, so a run compiled
-        # again, and the JIT warmed up again, classes it already had (about a dozen in some
-        # 1% runs, the history fold's 3,300-line stage among them).
+        # again classes it already had (about a dozen in some 1% runs, the history fold's
+        # 3,300-line stage among them), each new to the JIT too.
         "spark.sql.codegen.useIdInClassName": "false",
         # Statements run as the server's user (one machine: nobody to impersonate). With
         # impersonation each dbt node, a new Thrift session with a new user object, made the
