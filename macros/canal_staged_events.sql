@@ -49,10 +49,25 @@ parsed as (
 
 ),
 
+{# The parsed message is not passed on whole: the fields used below are picked here. Spark
+   cannot fuse the operators holding lambdas (the key checks) into its generated code, and
+   each of them copies every column it passes on, the message with all its row images
+   among them: 4-5% of staging's CPU at 1 M messages. #}
 classified as (
 
     select
-        parsed.*,
+        parsed.kafka_topic,
+        parsed.kafka_partition,
+        parsed.kafka_offset,
+        parsed.source_file,
+        parsed.source_position,
+        parsed.source_name,
+        parsed.loaded_at,
+        parsed.raw_value_text,
+        parsed.message_hash,
+        parsed.message._corrupt_record as corrupt_record,
+        parsed.message.id as message_id,
+        parsed.message.sql as message_sql,
         parsed.message.type as source_op,
         {# isDdl wins over type: a DDL is a schema change whatever its type, except TRUNCATE,
            which is also a change (it deletes every row). #}
@@ -103,10 +118,10 @@ checked as (
         *,
         case
             when raw_value_text is null then 'NULL message value (a Kafka tombstone)'
-            when try_parse_json(message._corrupt_record) is null
-                and message._corrupt_record is not null
+            when try_parse_json(corrupt_record) is null
+                and corrupt_record is not null
                 then {{ invalid_json_reason() }}
-            when message._corrupt_record is not null
+            when corrupt_record is not null
                 then 'JSON not shaped like a Canal message (a field has the wrong type)'
             when coalesce(source_op, '') = '' then 'no type: not a Canal message'
             when message_event_kind is null then 'unknown type ' || source_op
@@ -273,7 +288,7 @@ renamed as (
         end as previous_primary_key,
         {{ epoch_ms_to_timestamp('es_ms') }} as source_ts,
         {{ epoch_ms_to_timestamp('ts_ms') }} as sync_ts,
-        message.id as event_sequence,
+        message_id as event_sequence,
         {# es (binlog time, whole seconds), then ts (when Canal/DTS built the message: it
            breaks ties within a second and, unlike the batch id, keeps increasing across a
            Canal restart), then id (batch id: repeated within a batch, may be 0), then the
@@ -289,7 +304,7 @@ renamed as (
         ]) }} as ordering_key,
         gtid as transaction_id,
         case
-            when message_event_kind = 'schema_change' or change_op = 'truncate' then message.sql
+            when message_event_kind = 'schema_change' or change_op = 'truncate' then message_sql
         end as ddl_text
 
     from validated
