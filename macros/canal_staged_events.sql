@@ -56,15 +56,7 @@ parsed as (
 classified as (
 
     select
-        parsed.kafka_topic,
-        parsed.kafka_partition,
-        parsed.kafka_offset,
-        parsed.source_file,
-        parsed.source_position,
-        parsed.source_name,
-        parsed.loaded_at,
-        parsed.raw_value_text,
-        parsed.message_hash,
+        parsed.* except (message),
         parsed.message._corrupt_record as corrupt_record,
         parsed.message.id as message_id,
         parsed.message.sql as message_sql,
