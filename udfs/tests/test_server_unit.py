@@ -19,6 +19,7 @@ import pytest
 from cdc_lake import cli
 from cdc_lake.server import (
     DERBY_STATEMENTS,
+    LOCAL_COLLECTOR,
     SCHEDULER_POOLS,
     ServerConfig,
     ServerError,
@@ -58,6 +59,24 @@ def test_the_metastore_keeps_a_runs_compiled_statements(tmp_path: Path) -> None:
     options = spark_conf(ServerConfig(home=tmp_path))["spark.driver.extraJavaOptions"].split()
     assert f"-Dderby.language.statementCacheSize={DERBY_STATEMENTS}" in options
     assert DERBY_STATEMENTS > 100
+
+
+def test_a_local_server_collects_garbage_for_throughput(tmp_path: Path) -> None:
+    """One JVM does a local server's work in batches: the parallel collector, not G1."""
+    options = spark_conf(ServerConfig(home=tmp_path))["spark.driver.extraJavaOptions"].split()
+    assert options.count(LOCAL_COLLECTOR) == 1
+    cluster = spark_conf(ServerConfig(home=tmp_path, master="spark://head:7077"))
+    assert LOCAL_COLLECTOR not in cluster["spark.driver.extraJavaOptions"].split()
+
+
+def test_a_users_collector_replaces_the_servers(tmp_path: Path) -> None:
+    """Two collectors in one JVM's options stop it from starting."""
+    conf = spark_conf(
+        ServerConfig(home=tmp_path, conf={"spark.driver.extraJavaOptions": "-XX:+UseZGC"})
+    )
+    options = conf["spark.driver.extraJavaOptions"].split()
+    assert LOCAL_COLLECTOR not in options
+    assert options[-1] == "-XX:+UseZGC"
 
 
 def test_the_same_generated_code_is_compiled_once(tmp_path: Path) -> None:
