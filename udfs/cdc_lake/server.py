@@ -186,9 +186,10 @@ def spark_conf(config: ServerConfig) -> dict[str, str]:
         defaults["spark.sql.files.minPartitionNum"] = str(SCAN_TASKS_PER_CORE * cores)
         # One JVM does all the work here, in batches nobody waits on mid-way, so the
         # throughput collector: G1's concurrent marking and remembered sets cost CPU that a
-        # 2-core server's queries need. 1 M messages, one server per collector, one after
+        # 2-core server's queries need. 1.8 M messages, one server per collector, one after
         # the other: full builds 178.9 s against 185.8 s (339.5 against 354.7 s of CPU),
-        # 1% runs 5-10% less CPU (README, Benchmarks). A user's own collector wins.
+        # seven 1% runs 6% less CPU on average (README, Benchmarks). A user's own collector
+        # wins.
         if not selects_collector(config.conf.get("spark.driver.extraJavaOptions", "")):
             defaults["spark.driver.extraJavaOptions"] += f" {LOCAL_COLLECTOR}"
     conf = defaults | config.conf
