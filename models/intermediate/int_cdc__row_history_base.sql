@@ -12,9 +12,10 @@
 
 with
 
+{# Without the table's storage partition (macro compact_load_segment). #}
 row_versions as (
 
-    select * from {{ ref('int_cdc__row_versions') }}
+    select * except (load_segment) from {{ ref('int_cdc__row_versions') }}
 
 ),
 

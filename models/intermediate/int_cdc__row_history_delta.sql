@@ -45,9 +45,10 @@
 
 with
 
+{# Without the table's storage partition (macro compact_load_segment). #}
 row_versions as (
 
-    select * from {{ row_versions_relation }}
+    select * except (load_segment) from {{ row_versions_relation }}
 
 ),
 
