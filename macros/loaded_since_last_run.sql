@@ -5,24 +5,16 @@
    change with the watermark). A model that holds no row yet takes every load. Read at
    execution time and inlined, so the query never reads the table it overwrites, and a run
    with nothing new writes nothing (macro select_new_rows) instead of planning a query that
-   finds out by reading. An appended table's newest load is read from its open segment only,
-   the other segments' from its properties (macro load_segment_state), so the probe does not
-   grow with the table. `execute` is false while dbt parses, and in the SQL linter
+   finds out by reading. `execute` is false while dbt parses, and in the SQL linter
    (.sqlfluff). #}
 {% macro loaded_since_last_run(relation, column='loaded_at', held_column=none) -%}
     {%- if execute and is_incremental() -%}
-        {%- set segments = load_segment_state(this) if is_load_segmented() else none -%}
-        {%- set closed_through = segments.closed_through if segments else none -%}
         {#- The coalesce inside: Spark pushes a scalar subquery's value down to parquet as a
             literal, so the probe skips the files and row groups loaded before it. -#}
         {%- set held_through -%}
             (
-                select greatest(
-                    coalesce(max({{ held_column or column }}), timestamp'0001-01-01 00:00:00'),
-                    timestamp_micros({{ -62135596800000000 if closed_through is none else closed_through }})
-                )
+                select coalesce(max({{ held_column or column }}), timestamp'0001-01-01 00:00:00')
                 from {{ this }}
-                where {{ 'true' if closed_through is none else 'load_segment = ' ~ segments.open }}
             )
         {%- endset -%}
         {{ return(loaded_after(relation, held_through, column)) }}

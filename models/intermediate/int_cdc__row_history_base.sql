@@ -12,10 +12,9 @@
 
 with
 
-{# Without the table's storage partition (macro compact_load_segment). #}
 row_versions as (
 
-    select * except (load_segment) from {{ ref('int_cdc__row_versions') }}
+    select * from {{ ref('int_cdc__row_versions') }}
 
 ),
 

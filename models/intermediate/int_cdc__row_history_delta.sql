@@ -45,10 +45,9 @@
 
 with
 
-{# Without the table's storage partition (macro compact_load_segment). #}
 row_versions as (
 
-    select * except (load_segment) from {{ row_versions_relation }}
+    select * from {{ row_versions_relation }}
 
 ),
 

@@ -39,16 +39,10 @@ ITEMS_TABLE_KEY = "shop.items"
 DOCS_TABLE_KEY = "gen.docs"
 PRICES_TABLE_KEY = "shop.prices"
 MARTS = ["--select", "+cdc_current_state", "+cdc_table_schemas", "+cdc_sync_progress"]
-# The appended tables' open segment is rewritten every second append and closed once it holds
-# a hundred rows (macro compact_load_segment): the batches cross a rewrite and a closing.
-SEGMENTS = {"cdc_lake_segment_appends": 2, "cdc_lake_segment_rows": 100}
 # The batches never compact by size, so every run after the first writes a history delta;
 # one run in between compacts on demand (the test crosses a compaction).
-DELTAS_ONLY = {"cdc_lake_compaction_ratio": 1000} | SEGMENTS
-COMPACT = DELTAS_ONLY | {"cdc_lake_compact": True}
-# Appended tables whose segments the test reads after the batches: a staging table and the
-# row versions, which every batch appends to.
-SEGMENTED = ("staging.stg_debezium__json", "intermediate.int_cdc__row_versions")
+DELTAS_ONLY = {"cdc_lake_compaction_ratio": 1000}
+COMPACT = {"cdc_lake_compaction_ratio": 1000, "cdc_lake_compact": True}
 COMPACT_AFTER_BATCH = 1
 # The DataWorks table alone: no truncate and no partial change, so the history's fold leaves
 # those parts out of its plan (macro has_rows); it must come to the same rows.
@@ -484,20 +478,6 @@ def base_row_counts(cursor: Any, schema: str) -> tuple[int | None, int]:
     return (None if recorded is None else int(recorded), counted)
 
 
-def load_segments(cursor: Any, table: str) -> dict[str, Any]:
-    """An appended table's files per `load_segment`, and its segment properties."""
-    files = query(
-        cursor,
-        f"""select load_segment, count(distinct _metadata.file_path) as files
-        from {table} group by load_segment""",
-    )
-    properties = dict(run(cursor, f"show tblproperties {table}"))
-    return {
-        "files": {row["load_segment"]: row["files"] for row in files},
-        "properties": {k: v for k, v in properties.items() if k.startswith("cdc_lake.")},
-    }
-
-
 def run_batches(
     cursor: Any, files: list[dict[str, Path]], work: Path, name: str, formats: list[str]
 ) -> dict[str, Any]:
@@ -588,7 +568,6 @@ def run_pipelines(cursor: Any, files: list[dict[str, Path]], work: Path) -> dict
         idle_statements = {
             model: executed_statement(target, model) for model in IDLE_MODELS + IDLE_STAGING
         }
-        segments = {table: load_segments(cursor, f"{name}_batches_{table}") for table in SEGMENTED}
     with environment(f"{name}_raw_full", f"{name}_full", work / f"target-{name}-full"):
         start_pipeline(cursor, dbt_vars({}, formats))
         for batch_files in files:
@@ -602,7 +581,6 @@ def run_pipelines(cursor: Any, files: list[dict[str, Path]], work: Path) -> dict
         "totals": totals,
         "idle_statements": idle_statements,
         "idle_messages": idle_messages,
-        "segments": segments,
         "full": full,
         "base_parts": base_parts,
     }
@@ -837,22 +815,6 @@ def test_a_run_with_nothing_new_runs_no_insert(generated_pipelines: dict[str, An
     assert generated_pipelines["idle_statements"] == dict.fromkeys(
         IDLE_MODELS + IDLE_STAGING, "select 1 where false"
     )
-
-
-def test_appended_tables_rewrite_and_close_their_open_segment(
-    generated_pipelines: dict[str, Any],
-) -> None:
-    """Three batches with a rewrite every second append (SEGMENTS): segment 0 is the first
-    run's; batches 2 and 3 appended to segment 1, the second append rewrote it into at most two
-    files and closed it (over a hundred rows), so later runs append to segment 2. The batches
-    still equal one full refresh (test_batches_equal_one_full_refresh)."""
-    for table, found in generated_pipelines["segments"].items():
-        assert sorted(found["files"]) == [0, 1], table
-        assert found["files"][1] <= 2, table
-        properties = found["properties"]
-        assert properties["cdc_lake.open_segment"] == "2", table
-        assert properties["cdc_lake.segment_appends"] == "0", table
-        assert int(properties["cdc_lake.closed_through"]) > 0, table
 
 
 def test_a_run_with_nothing_new_leaves_the_table_schemas_as_they_are(
