@@ -69,6 +69,7 @@ from urllib.parse import urlparse
 from bench_load import benchmark_server, free_port, line, timed
 
 from cdc_lake import server
+from cdc_lake.cli import conf_pair
 from cdc_lake.client import connect, run
 from cdc_lake.formats import FORMATS
 from cdc_lake.loader import load_files
@@ -594,6 +595,7 @@ class Options:
     formats: list[str] | None
     check: bool
     runs: int
+    conf: dict[str, str]
 
 
 def canal_workload(name: str, options: Options, directory: Path, cursor: Any) -> Figures:
@@ -706,7 +708,9 @@ def run_workload(name: str, options: Options, workdir: Path) -> Figures:
     print(f"\n== workload {name}", flush=True)
     metrics = directory / "metrics"
     metrics.mkdir(parents=True, exist_ok=True)
-    conf = METRICS_CONF | {"spark.metrics.conf.driver.sink.csv.directory": str(metrics)}
+    conf = (
+        METRICS_CONF | {"spark.metrics.conf.driver.sink.csv.directory": str(metrics)} | options.conf
+    )
     global server_group
     with benchmark_server(directory / "home", port, conf) as config, connect(port=port) as cursor:
         server_group = server.read_pid(config)
@@ -800,6 +804,15 @@ def main(argv: list[str] | None = None) -> None:
         help="incremental runs measured after the warm-up one; the ratio takes their median",
     )
     parser.add_argument("--workdir", type=Path, default=None, help="kept; default: temporary")
+    parser.add_argument(
+        "--conf",
+        type=conf_pair,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a Spark setting of the benchmark's servers (as cdc-lake serve --conf), to "
+        "measure a setting against the server's default",
+    )
     args = parser.parse_args(argv)
     names = list(WORKLOADS) if "all" in args.workload else list(dict.fromkeys(args.workload))
     options = Options(
@@ -812,6 +825,7 @@ def main(argv: list[str] | None = None) -> None:
         formats=args.formats,
         check=args.check,
         runs=args.runs,
+        conf=dict(args.conf),
     )
 
     # A SIGTERM (a timeout, `kill`) must unwind like Ctrl-C so the server is stopped too.

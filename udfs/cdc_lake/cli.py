@@ -35,7 +35,9 @@ def default_home() -> Path:
     return Path(os.environ.get("CDC_LAKE_HOME") or project_root() / ".cdc-lake")
 
 
-def _conf_pair(text: str) -> tuple[str, str]:
+def conf_pair(text: str) -> tuple[str, str]:
+    """A `--conf key=value` argument as (key, value), split at the first `=` (a value may
+    hold more, as Java options do); shared by `cdc-lake serve` and the benchmarks."""
     key, sep, value = text.partition("=")
     if not sep or not key:
         raise argparse.ArgumentTypeError(f"--conf takes key=value, got {text!r}")
@@ -77,7 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--master", default="local[*]", help="Spark master (local[*])")
     serve.add_argument(
         "--conf",
-        type=_conf_pair,
+        type=conf_pair,
         action="append",
         default=[],
         metavar="KEY=VALUE",

@@ -54,6 +54,20 @@ def test_all_state_lives_under_the_home(tmp_path: Path) -> None:
     assert conf["spark.driver.extraClassPath"] == str(tmp_path / "hive-stubs")
 
 
+def test_only_the_servers_own_metastore_is_cached(tmp_path: Path) -> None:
+    """DataNucleus may keep what it read only where no other process writes the metastore."""
+    own = spark_conf(ServerConfig(home=tmp_path))
+    assert own["spark.hadoop.datanucleus.cache.level2"] == "true"
+    assert own["spark.hadoop.datanucleus.cache.level2.type"] == "soft"
+    for key, value in (
+        ("spark.hadoop.javax.jdo.option.ConnectionURL", "jdbc:mysql://db/metastore"),
+        ("spark.hadoop.hive.metastore.uris", "thrift://metastore:9083"),
+    ):
+        shared = spark_conf(ServerConfig(home=tmp_path, conf={key: value}))
+        assert "spark.hadoop.datanucleus.cache.level2" not in shared
+        assert "spark.hadoop.datanucleus.cache.level2.type" not in shared
+
+
 def test_the_metastore_keeps_a_runs_compiled_statements(tmp_path: Path) -> None:
     """Derby's default of 100 compiled statements made it compile most of a run's again."""
     options = spark_conf(ServerConfig(home=tmp_path))["spark.driver.extraJavaOptions"].split()
