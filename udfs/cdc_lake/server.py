@@ -158,7 +158,8 @@ def spark_conf(config: ServerConfig) -> dict[str, str]:
         # work (its tasks use a tenth of the server's CPU), and cdc_table_schemas' plan is
         # re-planned at each of its ten stages. The statements of a 1% run at 100,000
         # messages, replayed 14 times on a fresh server, median of the last seven: 10.48 and
-        # 10.21 s against 10.77 and 10.64 s with `formatted` (README, Benchmarks).
+        # 10.21 s against 10.77 and 10.64 s with `formatted`; whole runs did not show it
+        # beyond their noise (README, Benchmarks).
         "spark.sql.ui.explainMode": "simple",
         # Statements run as the server's user (one machine: nobody to impersonate). With
         # impersonation each dbt node, a new Thrift session with a new user object, made the
@@ -213,7 +214,8 @@ def spark_conf(config: ServerConfig) -> dict[str, str]:
         # statement names is looked up anew (600 lookups in a 1% run). A metastore that
         # others write (a URL or a metastore service of the user's) is left uncached. The
         # replay of a 1% run's statements (as for spark.sql.ui.explainMode above): 10.37 and
-        # 10.24 s against 10.77 and 10.64 s uncached (README, Benchmarks).
+        # 10.24 s against 10.77 and 10.64 s uncached; whole runs did not show it beyond their
+        # noise (README, Benchmarks).
         defaults["spark.hadoop.datanucleus.cache.level2"] = "true"
         defaults["spark.hadoop.datanucleus.cache.level2.type"] = "soft"
     conf = defaults | config.conf
