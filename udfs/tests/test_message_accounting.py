@@ -4,7 +4,7 @@ Over every bundled sample and fixture (one `dbt build`), `int_cdc__message_accou
 row per landing row loaded before the build, none unaccounted, and its row counts add up to
 the intermediate models.
 Then the model's own compiled SQL is run again with one of its inputs made deliberately
-wrong (a change no delivery keeps, a heartbeat doubled, a message's staged rows dropped), to
+wrong (a change no delivery keeps, a schema change doubled, a message's staged rows dropped), to
 show that it flags exactly the damaged message and nothing else.
 """
 
@@ -203,20 +203,31 @@ def test_a_change_no_delivery_keeps_is_caught(probe: Any, cursor: Any) -> None:
 
 
 def test_a_row_in_a_model_twice_is_caught(probe: Any, cursor: Any) -> None:
-    heartbeats = f"{INTERMEDIATE}.int_cdc__heartbeats"
+    schema_changes = f"{INTERMEDIATE}.int_cdc__schema_changes"
     victim = query(
         cursor,
         f"select source_format, source_file, cast(source_position as bigint) as source_position, "
-        f"cast(loaded_at as string) as loaded_at from {heartbeats} where {BUILT} "
+        f"cast(loaded_at as string) as loaded_at from {schema_changes} where {BUILT} "
         f"order by source_format, source_file, source_position, loaded_at limit 1",
     )[0]
     doubled = (
-        f"select * from {heartbeats} union all "
-        f"select * from {heartbeats} where {lineage_filter(victim)}"
+        f"select * from {schema_changes} union all "
+        f"select * from {schema_changes} where {lineage_filter(victim)}"
     )
-    flagged = probe({"int_cdc__heartbeats": doubled})
+    flagged = probe({"int_cdc__schema_changes": doubled})
     assert [message_of(row) for row in flagged] == [message_of(victim)]
     assert flagged[0]["unaccounted_rows"] == 1
+
+
+def test_only_models_that_store_rows_are_read_again(probe: Any) -> None:
+    # Views of staging hold what their filter keeps: checked by staging's flag, not re-read.
+    compiled = (
+        dbt_target_path() / "compiled/cdc_lake/models/intermediate/int_cdc__message_accounting.sql"
+    ).read_text(encoding="utf-8")
+    assert f"{INTERMEDIATE}.int_cdc__schema_changes" in compiled
+    views = ("int_cdc__heartbeats", "int_cdc__transaction_markers", "int_cdc__rejected_messages")
+    for view in views:
+        assert f"{INTERMEDIATE}.{view}" not in compiled, view
 
 
 def test_a_message_staging_lost_is_caught(probe: Any, cursor: Any) -> None:
