@@ -162,20 +162,22 @@ def test_clusters_keep_sparks_shuffle_partitions(tmp_path: Path, master: str) ->
     ("master", "cores"),
     [("local", 1), ("local[2]", 2), ("local[3,4]", 3), ("local[*]", os.cpu_count())],
 )
-def test_local_scans_are_cut_into_four_tasks_per_core(
+def test_local_scans_and_shuffles_are_cut_into_four_tasks_per_core(
     tmp_path: Path, master: str, cores: int
 ) -> None:
     """One task per core left a core idle behind the largest of a few unequal files."""
     conf = spark_conf(ServerConfig(home=tmp_path, master=master))
     assert conf["spark.sql.files.minPartitionNum"] == str(4 * cores)
+    # Shuffles too: adaptive execution merged a large stage's partitions into one per core.
+    assert conf["spark.sql.adaptive.coalescePartitions.minPartitionNum"] == str(4 * cores)
 
 
 @pytest.mark.parametrize("master", ["spark://head:7077", "yarn", "local[x]", "local-cluster"])
 def test_other_masters_keep_sparks_scan_split(tmp_path: Path, master: str) -> None:
     assert local_cores(master) is None
-    assert "spark.sql.files.minPartitionNum" not in spark_conf(
-        ServerConfig(home=tmp_path, master=master)
-    )
+    conf = spark_conf(ServerConfig(home=tmp_path, master=master))
+    assert "spark.sql.files.minPartitionNum" not in conf
+    assert "spark.sql.adaptive.coalescePartitions.minPartitionNum" not in conf
 
 
 # --- port_in_use -----------------------------------------------------------------------------
