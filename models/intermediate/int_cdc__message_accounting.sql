@@ -30,9 +30,8 @@
     ),
     ('rejected_messages', 'int_cdc__rejected_messages', "event_kind = 'rejected'"),
 ] -%}
-    {%- if not execute -%}
-        {%- do destinations.append(destination) -%}
-    {%- elif graph.nodes['model.' ~ project_name ~ '.' ~ destination[1]].config.materialized
+    {%- if not execute
+        or graph.nodes['model.' ~ project_name ~ '.' ~ destination[1]].config.materialized
         != 'view' -%}
         {%- do destinations.append(destination) -%}
     {%- endif -%}

@@ -121,6 +121,12 @@ def test_an_update_sent_as_two_messages_is_two_change_messages(
 # ---------- the check catches a loss
 
 
+def compiled_accounting() -> str:
+    """The model's SQL as dbt last compiled it."""
+    path = "compiled/cdc_lake/models/intermediate/int_cdc__message_accounting.sql"
+    return (dbt_target_path() / path).read_text(encoding="utf-8")
+
+
 @pytest.fixture
 def probe(pipeline_build: Any, cursor: Any) -> Iterator[Any]:
     """Runs the model's compiled SQL with some inputs replaced by temporary views. Compiled as
@@ -128,9 +134,7 @@ def probe(pipeline_build: Any, cursor: Any) -> Iterator[Any]:
     the next run would append."""
     compiling = run_dbt("compile", "--full-refresh", "--select", "int_cdc__message_accounting")
     assert compiling.success, compiling.exception
-    compiled = (
-        dbt_target_path() / "compiled/cdc_lake/models/intermediate/int_cdc__message_accounting.sql"
-    ).read_text(encoding="utf-8")
+    compiled = compiled_accounting()
     views: list[str] = []
 
     def unaccounted(replacements: dict[str, str]) -> list[dict[str, Any]]:
@@ -221,9 +225,7 @@ def test_a_row_in_a_model_twice_is_caught(probe: Any, cursor: Any) -> None:
 
 def test_only_models_that_store_rows_are_read_again(probe: Any) -> None:
     # Views of staging hold what their filter keeps: checked by staging's flag, not re-read.
-    compiled = (
-        dbt_target_path() / "compiled/cdc_lake/models/intermediate/int_cdc__message_accounting.sql"
-    ).read_text(encoding="utf-8")
+    compiled = compiled_accounting()
     assert f"{INTERMEDIATE}.int_cdc__schema_changes" in compiled
     views = ("int_cdc__heartbeats", "int_cdc__transaction_markers", "int_cdc__rejected_messages")
     for view in views:
