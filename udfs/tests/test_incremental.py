@@ -45,7 +45,7 @@ DELTAS_ONLY = {"cdc_lake_compaction_ratio": 1000}
 COMPACT = {"cdc_lake_compaction_ratio": 1000, "cdc_lake_compact": True}
 COMPACT_AFTER_BATCH = 1
 # The DataWorks table alone: no truncate and no partial change, so the history's fold leaves
-# those parts out of its plan (macro has_rows); it must come to the same rows.
+# those parts out of its plan (macro history_version_kinds); it must come to the same rows.
 PLAIN_FORMATS = ["dataworks_json"]
 # The whole stream's pipeline reads its three formats and one it never sends (its staging must
 # cost a run with nothing new no insert either); the other eleven would add only runs of
