@@ -31,6 +31,13 @@ DERBY_STATEMENTS = 2000
 SCAN_TASKS_PER_CORE = 4
 # The garbage collector of a local master's JVM (Java 17's default: G1); spark_conf says why.
 LOCAL_COLLECTOR = "-XX:+UseParallelGC"
+# When a local master's JVM compiles a method with its optimizing compiler (C2): after four
+# times the calls HotSpot waits for by default; spark_conf says why.
+LOCAL_C2_THRESHOLDS = (
+    "-XX:Tier4InvocationThreshold=20000",
+    "-XX:Tier4MinInvocationThreshold=2400",
+    "-XX:Tier4CompileThreshold=60000",
+)
 
 
 class ServerError(RuntimeError):
@@ -216,6 +223,18 @@ def spark_conf(config: ServerConfig) -> dict[str, str]:
         # wins.
         if not selects_collector(config.conf.get("spark.driver.extraJavaOptions", "")):
             defaults["spark.driver.extraJavaOptions"] += f" {LOCAL_COLLECTOR}"
+        # A 1% run plans some fifty statements, and the planner's many methods cross C2's
+        # call counts a few hundred at a time, run after run: 510 first compilations by C2
+        # in each 1% run at 100,000 messages (JFR), its thread busy for about a third of the
+        # server's CPU on two cores where the run's work needs both. At four times the
+        # counts, a method called that rarely keeps C1's code; a long loop still reaches C2
+        # mid-run (on-stack replacement) at the default count of its iterations.
+        # 100,000 messages, one server each: 1% runs 12.6 and 12.4 s against 13.6 and 13.8 s,
+        # full builds 29.1 and 25.3 s against 26.9 and 26.7 s. 1 M with dbt's three threads
+        # (profiles.yml), where the cores C2 no longer takes go to a third model: 1% runs
+        # 14.0 s against 15.7 s, full builds 75.4 s against 87.4 s (README, Benchmarks).
+        # A user's own thresholds come later in the options, and the JVM takes the last.
+        defaults["spark.driver.extraJavaOptions"] += " " + " ".join(LOCAL_C2_THRESHOLDS)
     if not OUTSIDE_METASTORE_KEYS & config.conf.keys():
         # The metastore is this JVM's own Derby database, which no other process writes, so
         # DataNucleus may keep the objects it reads (tables, storage descriptors, columns)

@@ -19,6 +19,7 @@ import pytest
 from cdc_lake import cli
 from cdc_lake.server import (
     DERBY_STATEMENTS,
+    LOCAL_C2_THRESHOLDS,
     LOCAL_COLLECTOR,
     SCHEDULER_POOLS,
     ServerConfig,
@@ -81,6 +82,18 @@ def test_a_local_server_collects_garbage_for_throughput(tmp_path: Path) -> None:
     assert options.count(LOCAL_COLLECTOR) == 1
     cluster = spark_conf(ServerConfig(home=tmp_path, master="spark://head:7077"))
     assert LOCAL_COLLECTOR not in cluster["spark.driver.extraJavaOptions"].split()
+
+
+def test_a_local_server_compiles_only_hot_methods_with_c2(tmp_path: Path) -> None:
+    """The planner's lukewarm methods reached C2 a few hundred per run, on the run's cores."""
+    options = spark_conf(ServerConfig(home=tmp_path))["spark.driver.extraJavaOptions"].split()
+    for threshold in LOCAL_C2_THRESHOLDS:
+        assert options.count(threshold) == 1
+    cluster = spark_conf(ServerConfig(home=tmp_path, master="spark://head:7077"))
+    assert not set(LOCAL_C2_THRESHOLDS) & set(cluster["spark.driver.extraJavaOptions"].split())
+    own = "-XX:Tier4InvocationThreshold=5000"
+    mine = spark_conf(ServerConfig(home=tmp_path, conf={"spark.driver.extraJavaOptions": own}))
+    assert mine["spark.driver.extraJavaOptions"].split()[-1] == own
 
 
 def test_a_users_collector_replaces_the_servers(tmp_path: Path) -> None:
