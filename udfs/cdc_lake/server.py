@@ -212,9 +212,9 @@ def spark_conf(config: ServerConfig) -> dict[str, str]:
         # one (a 1% run's stages). Documented as deprecated, still read by Spark 4.1. 100,000
         # messages, one server each: full builds 27.2 s against 31.4 s (51.0 s of CPU against
         # 59.1 s); 1 M: README, Benchmarks.
-        defaults["spark.sql.adaptive.coalescePartitions.minPartitionNum"] = str(
-            SCAN_TASKS_PER_CORE * cores
-        )
+        defaults["spark.sql.adaptive.coalescePartitions.minPartitionNum"] = defaults[
+            "spark.sql.files.minPartitionNum"
+        ]
         # One JVM does all the work here, in batches nobody waits on mid-way, so the
         # throughput collector: G1's concurrent marking and remembered sets cost CPU that a
         # 2-core server's queries need. 1.8 M messages, one server per collector, one after
