@@ -4,10 +4,9 @@
    Named, not compared (`column > after`), so that the query's generated code is the same from
    run to run: Spark writes a timestamp literal into the Java it generates, so each run's
    watermark made every reading query a new class to compile, while an IN of more than 10
-   values is one set the code refers to. Load times no load has (the last microseconds of year
-   9999) pad the list past 10; parquet still skips the older files, as an IN that long is
-   pushed down as the range of its values. Over `max_loads` new loads, `column >=` the first of
-   them. See _macros.yml. #}
+   values is one set the code refers to (macro load_times_condition writes it; parquet still
+   skips the older files, as an IN that long is pushed down as the range of its values). See
+   _macros.yml. #}
 {% macro loaded_after(relation, after, column='loaded_at', max_loads=1000) -%}
     {%- if not execute -%}
         {{ return('true') }}
@@ -19,15 +18,5 @@
         limit {{ max_loads + 1 }}
     {%- endset -%}
     {%- set loads = run_query(probe_sql).columns[0].values() | map('int') | list -%}
-    {%- if not loads -%}
-        {{ return('false') }}
-    {%- elif loads | length > max_loads -%}
-        {{ return(column ~ ' >= timestamp_micros(' ~ loads[0] ~ ')') }}
-    {%- endif -%}
-    {%- set never_loaded = 253402300799999999 -%}
-    {%- set times = [] -%}
-    {%- for micros in loads + range(never_loaded - 10, never_loaded + 1) | list -%}
-        {%- do times.append('timestamp_micros(' ~ micros ~ ')') -%}
-    {%- endfor -%}
-    {{ return(column ~ ' in (' ~ times | join(', ') ~ ')') }}
+    {{ return(load_times_condition(loads, column, max_loads)) }}
 {%- endmacro %}

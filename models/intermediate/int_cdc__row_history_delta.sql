@@ -7,41 +7,30 @@
     take, per version, the row of the newest generation (cdc_row_history). -#}
 {%- set base = ref('int_cdc__row_history_base') -%}
 {%- set row_versions_relation = ref('int_cdc__row_versions') -%}
-{%- set base_generation = 0 -%}
-{#- While dbt parses and in the SQL linter (`execute` false), the whole query. -#}
-{%- set new_versions_condition = 'true' -%}
+{#- Where the base and this table have read up to (0 while dbt parses, and in the SQL
+    linter, where `new_versions` is the general answer: the whole query). -#}
+{%- set base_generation = newest_generation(base) -%}
+{%- set own_generations = partition_generations(this) if execute and is_incremental() else [] -%}
+{%- set covered_through = ([base_generation] + own_generations) | max -%}
+{%- set new_versions = new_history_versions(
+    row_versions_relation, 'timestamp_micros(' ~ covered_through ~ ')'
+) -%}
 {#- The stored rows read for the touched keys: those in the range of their keys. -#}
-{%- set stored_key_range = 'true' -%}
-{%- if execute -%}
-    {%- set new_versions_condition = none -%}
-    {%- set base_generation = newest_generation(base) -%}
-    {%- set own_generations = partition_generations(this) if is_incremental() else [] -%}
-    {%- set covered_through = ([base_generation] + own_generations) | max -%}
-    {%- set condition = loaded_after(
-        row_versions_relation, 'timestamp_micros(' ~ covered_through ~ ')'
-    ) -%}
-    {%- if condition != 'false' -%}
-        {%- set new_versions_condition = condition -%}
-        {%- set touched = touched_key_range(row_versions_relation, condition) -%}
-        {%- if touched.low is not none -%}
-            {%- set stored_key_range = 'primary_key between ' ~ touched.low
-                ~ ' and ' ~ touched.high -%}
-        {%- endif -%}
-    {%- endif -%}
-{%- endif -%}
+{%- set stored_key_range = 'true' if new_versions.low is none else (
+    'primary_key between ' ~ new_versions.low ~ ' and ' ~ new_versions.high
+) -%}
+{#- Without a truncate or a partial change, those parts of the query are left out of its
+    plan. -#}
+{%- set has_truncates = new_versions.truncates -%}
+{%- set has_partial_changes = new_versions.partial_changes -%}
 
 {#- Nothing new (or everything just compacted into the base): write nothing, without
     planning the fold. -#}
-{%- if new_versions_condition is none %}
+{%- if new_versions.condition == 'false' %}
 
 {{ writes_nothing(this if is_incremental() else base) }}
 
 {%- else %}
-{#- Whether any version is a truncate or a partial change (probes answered mostly from
-    parquet statistics): without, those parts of the query are left out of its plan. -#}
-{%- set kinds = history_version_kinds(row_versions_relation) -%}
-{%- set has_truncates = kinds.truncates -%}
-{%- set has_partial_changes = kinds.partial_changes %}
 
 with
 
@@ -75,7 +64,7 @@ stored_delta as (
 new_versions as (
 
     select * from row_versions
-    where {{ new_versions_condition }} and {{ computed_once() }}
+    where {{ new_versions.condition }} and {{ computed_once() }}
 
 ),
 

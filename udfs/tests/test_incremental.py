@@ -656,7 +656,7 @@ def test_the_stream_mixes_every_case(generated_pipelines: dict[str, Any]) -> Non
 
 def test_batches_equal_one_full_refresh(generated_pipelines: dict[str, Any]) -> None:
     """Every batch's delta read the stored rows within the range of the keys it touched
-    (macro touched_key_range), and the batches still give what one full refresh gives."""
+    (macro new_history_versions), and the batches still give what one full refresh gives."""
     assert generated_pipelines["delta_key_ranges"]
     assert all(generated_pipelines["delta_key_ranges"])
     batched = generated_pipelines["batch_snapshots"][-1]
@@ -666,13 +666,15 @@ def test_batches_equal_one_full_refresh(generated_pipelines: dict[str, Any]) -> 
     assert batched["history"] == full["history"]
 
 
-def key_range(rows: str, tmp_path: Path, cursor: Any) -> dict[str, Any]:
-    """What macro touched_key_range makes of versions (op, primary_key) given as SQL `values`
-    rows: its bounds evaluated by the server (None where it gives none)."""
+def new_versions(rows: str, tmp_path: Path, cursor: Any, after: int = 10) -> dict[str, Any]:
+    """What macro new_history_versions makes of versions (op, primary_key, is_partial,
+    loaded_at as microseconds) given as SQL `values` rows, those loaded after `after` µs new:
+    its key bounds evaluated by the server (None where it gives none)."""
     jinja = (
-        "{% set versions %}(select * from values " + rows + " as versions(op, primary_key))"
-        "{% endset %}{% set found = touched_key_range(versions, 'true') %}"
-        "{{ tojson({'low': found.low, 'high': found.high}) }}"
+        "{% set versions %}(select op, primary_key, is_partial,"
+        " timestamp_micros(loaded_micros) as loaded_at from values " + rows + " as"
+        " versions(op, primary_key, is_partial, loaded_micros)){% endset %}"
+        f"{{{{ tojson(new_history_versions(versions, 'timestamp_micros({after})')) }}}}"
     )
     found = json.loads(compiled_inline(jinja, tmp_path))
     for bound in ("low", "high"):
@@ -681,25 +683,41 @@ def key_range(rows: str, tmp_path: Path, cursor: Any) -> dict[str, Any]:
     return found
 
 
-def test_the_touched_key_range_holds_every_touched_key(
+def test_new_history_versions_holds_every_touched_key_and_kind(
     spark_server: Any, tmp_path: Path, cursor: Any
 ) -> None:
-    """The bounds are the lowest and highest key of the new versions, truncates (no key) left
-    out, exact whatever a key's characters (a key is message content: the SQL carries it as
-    base64); none when no version has a key or a key is over 1,024 characters, so that the
-    delta then reads every stored row."""
+    """One statement answers the delta's questions. The key bounds are the lowest and highest
+    key of the new versions only, truncates (no key) left out, exact whatever a key's
+    characters (a key is message content: the SQL carries it as base64), and none when no new
+    version has a key or a key is over 1,024 characters, so that the delta then reads every
+    stored row. The condition names the new loads; the kinds are of every version, old ones
+    too (a late change may be folded with an old truncate)."""
     tricky = '["it\'s \u2713 ); drop"]'
     literal = "'" + tricky.replace("'", "\\'") + "'"
-    found = key_range(
-        f"""('insert', '["b"]'), ('update', {literal}), ('truncate', null), ('delete', '["a"]')""",
+    found = new_versions(
+        f"""('insert', '["b"]', false, 11), ('update', {literal}, false, 12),"""
+        """ ('truncate', null, false, 12), ('delete', '["a"]', false, 12),"""
+        """ ('insert', '["0"]', true, 10)""",
         tmp_path,
         cursor,
     )
-    assert found == {"low": '["a"]', "high": tricky}
-    assert key_range("('truncate', null)", tmp_path, cursor) == {"low": None, "high": None}
-    long_key = key_range("('update', repeat('k', 1025)), ('insert', 'a')", tmp_path, cursor)
-    assert long_key == {"low": None, "high": None}
-    assert key_range("('update', repeat('k', 1024))", tmp_path, cursor)["low"] == "k" * 1024
+    assert {key: found[key] for key in ("low", "high")} == {"low": '["a"]', "high": tricky}
+    assert found["condition"].startswith(
+        "loaded_at in (timestamp_micros(11), timestamp_micros(12), timestamp_micros(2534"
+    )
+    assert found["truncates"] and found["partial_changes"]
+    only_truncate = new_versions("('truncate', null, false, 11)", tmp_path, cursor)
+    assert (only_truncate["low"], only_truncate["high"]) == (None, None)
+    assert only_truncate["truncates"] and not only_truncate["partial_changes"]
+    long_key = new_versions(
+        "('update', repeat('k', 1025), false, 11), ('insert', 'a', false, 11)", tmp_path, cursor
+    )
+    assert (long_key["low"], long_key["high"]) == (None, None)
+    assert not long_key["truncates"]
+    exact = new_versions("('update', repeat('k', 1024), false, 11)", tmp_path, cursor)
+    assert exact["low"] == "k" * 1024
+    nothing_new = new_versions("('insert', 'a', true, 10)", tmp_path, cursor)
+    assert nothing_new["condition"] == "false" and nothing_new["partial_changes"]
 
 
 LOADS = (

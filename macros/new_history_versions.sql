@@ -1,0 +1,53 @@
+{# What the history delta needs to know of the versions of `relation` (int_cdc__row_versions)
+   loaded after `after` (a SQL timestamp expression) before it plans its query, asked in one
+   statement: `condition`, which selects them (macro load_times_condition: `false` when there
+   are none); `low` and `high`, the lowest and highest `primary_key` among them as SQL string
+   expressions (none when no version has a key, or a key is longer than 1,024 characters);
+   and, of all the versions, whether any is a truncate or a partial change (`truncates`,
+   `partial_changes`). The general answer while dbt parses and in the SQL linter. See
+   _macros.yml. #}
+{% macro new_history_versions(relation, after, max_loads=1000) -%}
+    {%- if not execute -%}
+        {{ return({
+            'condition': 'true',
+            'low': none,
+            'high': none,
+            'truncates': true,
+            'partial_changes': true,
+        }) }}
+    {%- endif -%}
+    {%- set probe_sql -%}
+        select
+            new_versions.load_micros,
+            new_versions.low_key,
+            new_versions.high_key,
+            new_versions.longest_key,
+            (select count(*) from (select 1 from {{ relation }} where op = 'truncate' limit 1)),
+            (select count(*) from (select 1 from {{ relation }} where is_partial limit 1))
+        from (
+            select
+                array_join(cast(slice(
+                    array_sort(collect_set(unix_micros(loaded_at))), 1, {{ max_loads + 1 }}
+                ) as array<string>), ' ') as load_micros,
+                base64(cast(min(touched_key) as binary)) as low_key,
+                base64(cast(max(touched_key) as binary)) as high_key,
+                coalesce(max(length(touched_key)), 0) as longest_key
+            from (
+                select loaded_at, case when op != 'truncate' then primary_key end as touched_key
+                from {{ relation }}
+                where loaded_at > {{ after }}
+            ) as versions
+        ) as new_versions
+    {%- endset -%}
+    {%- set found = run_query(probe_sql).rows[0] -%}
+    {#- Text, unless one load made it a number (dbt infers the types of what it reads). -#}
+    {%- set loads = (found[0] | string).split(' ') | map('int') | list if found[0] else [] -%}
+    {%- set has_range = found[1] is not none and found[3] <= 1024 -%}
+    {{ return({
+        'condition': load_times_condition(loads, 'loaded_at', max_loads),
+        'low': "cast(unbase64('" ~ found[1] ~ "') as string)" if has_range else none,
+        'high': "cast(unbase64('" ~ found[2] ~ "') as string)" if has_range else none,
+        'truncates': found[4] > 0,
+        'partial_changes': found[5] > 0,
+    }) }}
+{%- endmacro %}
