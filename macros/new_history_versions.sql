@@ -4,7 +4,7 @@
    are none); `low` and `high`, the lowest and highest `primary_key` among them as SQL string
    expressions (none when no version has a key, or a key is longer than 1,024 characters);
    and, of all the versions, whether any is a truncate or a partial change (`truncates`,
-   `partial_changes`). The general answer while dbt parses and in the SQL linter. See
+   `partial_changes`: macro version_kind_counts). The general answer while dbt parses and in the SQL linter. See
    _macros.yml. #}
 {% macro new_history_versions(relation, after, max_loads=1000) -%}
     {%- if not execute -%}
@@ -22,8 +22,7 @@
             new_versions.low_key,
             new_versions.high_key,
             new_versions.longest_key,
-            (select count(*) from (select 1 from {{ relation }} where op = 'truncate' limit 1)),
-            (select count(*) from (select 1 from {{ relation }} where is_partial limit 1))
+            {{ version_kind_counts(relation) }}
         from (
             select
                 array_join(cast(slice(
