@@ -2,11 +2,11 @@
    to the newest generation of `covering_relation` when one is named (the delta partitions a
    compaction folded into the base), else all but the newest of `relation` itself (the base
    a compaction replaced). One statement; none (an empty hook, which dbt skips) when there
-   is nothing to drop. #}
+   is nothing to drop, and not even a metastore call when the running model wrote nothing
+   this run: it replaced no generation. #}
 {% macro drop_generations_through(relation, covering_relation=none) -%}
     {%- set specs = [] -%}
-    {#- A base that wrote nothing this run replaced no generation. -#}
-    {%- if execute and not (covering_relation is none and is_writing_nothing(relation)) -%}
+    {%- if execute and not is_writing_nothing(this) -%}
         {%- set own = partition_generations(relation) -%}
         {%- if covering_relation is not none -%}
             {%- set covering = partition_generations(covering_relation) -%}

@@ -3,24 +3,37 @@
    full-refresh run, when var `cdc_lake_compact` is true, and when the versions loaded since
    the base was built outnumber var `cdc_lake_compaction_ratio` times the base's rows: below
    that, `int_cdc__row_history_delta` carries them at a cost that follows what is new, and
-   readers merge the two. The base's generation comes from the metastore (its partitions),
-   its rows from the count its post-hook record_row_count stored (macro table_property); a
-   base without that count (built before it was recorded) is due once. One query: the
-   versions since. #}
+   readers merge the two. No statement: both counts are table properties, read from dbt's
+   relation cache (macro table_property): the base's rows and generation, stored by its
+   post-hook record_history_base_size, and the versions loaded since that generation, stored
+   by the delta's post-hook record_versions_since_base after each of its runs (so a run
+   decides on the versions loaded up to the run before it). Where the delta's count is
+   missing or was counted against another generation, one query counts the versions since
+   the base's newest partition. A base without its row count is due once. #}
 {% macro history_compaction_due(row_versions) -%}
     {%- if not execute or not is_incremental() or var('cdc_lake_compact') -%}
         {{ return('true') }}
     {%- endif -%}
-    {%- set generations = partition_generations(this) -%}
     {%- set base_rows = table_property(this, 'cdc_lake.row_count') -%}
-    {%- if not generations or base_rows is none -%}
+    {%- if base_rows is none -%}
         {{ return('true') }}
     {%- endif -%}
-    {%- set pending_sql -%}
-        select count(*) from {{ row_versions }}
-        where loaded_at > timestamp_micros({{ generations | max }})
-    {%- endset -%}
-    {%- set pending = run_query(pending_sql).rows[0][0] -%}
+    {%- set delta = history_delta_relation() -%}
+    {%- set generation = table_property(this, 'cdc_lake.generation') -%}
+    {%- set counted_since = table_property(delta, 'cdc_lake.base_generation') -%}
+    {%- set pending = table_property(delta, 'cdc_lake.versions_since_base') -%}
+    {%- set counted = none not in [generation, counted_since, pending]
+        and (counted_since | int) == (generation | int) -%}
+    {%- if not counted -%}
+        {%- set generations = partition_generations(this) -%}
+        {%- if not generations -%}
+            {{ return('true') }}
+        {%- endif -%}
+        {%- set pending = run_query(
+            'select count(*) from ' ~ row_versions
+            ~ ' where loaded_at > timestamp_micros(' ~ generations | max ~ ')'
+        ).rows[0][0] -%}
+    {%- endif -%}
     {%- set limit = var('cdc_lake_compaction_ratio') * (base_rows | int) -%}
-    {{ return('true' if pending > limit else 'false') }}
+    {{ return('true' if (pending | int) > limit else 'false') }}
 {%- endmacro %}

@@ -3,15 +3,16 @@
    statement: `condition`, which selects them (macro load_times_condition: `false` when there
    are none); `low` and `high`, the lowest and highest `primary_key` among them as SQL string
    expressions (none when no version has a key, or a key is longer than 1,024 characters);
-   and, of all the versions, whether any is a truncate or a partial change (`truncates`,
-   `partial_changes`: macro version_kind_counts). The general answer while dbt parses and in the SQL linter. See
-   _macros.yml. #}
+   `count`, how many they are; and, of all the versions, whether any is a truncate or a
+   partial change (`truncates`, `partial_changes`: macro version_kind_counts). The general
+   answer while dbt parses and in the SQL linter. See _macros.yml. #}
 {% macro new_history_versions(relation, after, max_loads=1000) -%}
     {%- if not execute -%}
         {{ return({
             'condition': 'true',
             'low': none,
             'high': none,
+            'count': 0,
             'truncates': true,
             'partial_changes': true,
         }) }}
@@ -22,6 +23,7 @@
             new_versions.low_key,
             new_versions.high_key,
             new_versions.longest_key,
+            new_versions.version_count,
             {{ version_kind_counts(relation) }}
         from (
             select
@@ -30,7 +32,8 @@
                 ) as array<string>), ' ') as load_micros,
                 base64(cast(min(touched_key) as binary)) as low_key,
                 base64(cast(max(touched_key) as binary)) as high_key,
-                coalesce(max(length(touched_key)), 0) as longest_key
+                coalesce(max(length(touched_key)), 0) as longest_key,
+                count(*) as version_count
             from (
                 select loaded_at, case when op != 'truncate' then primary_key end as touched_key
                 from {{ relation }}
@@ -46,7 +49,8 @@
         'condition': load_times_condition(loads, 'loaded_at', max_loads),
         'low': "cast(unbase64('" ~ found[1] ~ "') as string)" if has_range else none,
         'high': "cast(unbase64('" ~ found[2] ~ "') as string)" if has_range else none,
-        'truncates': found[4] > 0,
-        'partial_changes': found[5] > 0,
+        'count': found[4] | int,
+        'truncates': found[5] > 0,
+        'partial_changes': found[6] > 0,
     }) }}
 {%- endmacro %}

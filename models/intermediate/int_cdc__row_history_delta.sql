@@ -24,6 +24,10 @@
 {%- set has_truncates = new_versions.truncates -%}
 {%- set has_partial_changes = new_versions.partial_changes -%}
 
+{#- The versions loaded since the base, for the next runs' compaction check (post-hook
+    record_versions_since_base). -#}
+{{ versions_since_base_note(new_versions.count, base_generation, own_generations) }}
+
 {#- Nothing new (or everything just compacted into the base): write nothing, without
     planning the fold. -#}
 {%- if new_versions.condition == 'false' %}

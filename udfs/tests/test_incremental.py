@@ -478,6 +478,41 @@ def base_row_counts(cursor: Any, schema: str) -> tuple[int | None, int]:
     return (None if recorded is None else int(recorded), counted)
 
 
+def versions_since_base(cursor: Any, schema: str) -> tuple[tuple[int, int] | None, tuple[int, int]]:
+    """The versions loaded since the history base's generation, with that generation, as the
+    delta's post-hook recorded them (table properties cdc_lake.versions_since_base and
+    cdc_lake.base_generation, which macro history_compaction_due reads), and as counted."""
+    intermediate = f"{schema}_intermediate"
+    properties = dict(run(cursor, f"show tblproperties {intermediate}.int_cdc__row_history_delta"))
+    count = properties.get("cdc_lake.versions_since_base")
+    since = properties.get("cdc_lake.base_generation")
+    generation = scalar(
+        cursor, f"select max(generation) from {intermediate}.int_cdc__row_history_base"
+    )
+    counted = scalar(
+        cursor,
+        f"""select count(*) from {intermediate}.int_cdc__row_versions
+        where loaded_at > timestamp_micros({generation})""",
+    )
+    recorded = None if count is None or since is None else (int(count), int(since))
+    return (recorded, (counted, generation))
+
+
+def compact_by_size(cursor: Any, name: str, formats: list[str]) -> dict[str, Any]:
+    """A run with nothing new and var cdc_lake_compaction_ratio 0, so that any version
+    since the base makes the compaction due: the rows before and after it, and the
+    delta's rows and its count of the versions since the base after it."""
+    before = snapshot(cursor, f"{name}_batches")
+    dbt_run("run", *MARTS, *dbt_vars({"cdc_lake_compaction_ratio": 0}, formats))
+    delta = f"{name}_batches_intermediate.int_cdc__row_history_delta"
+    return {
+        "before": before,
+        "after": snapshot(cursor, f"{name}_batches"),
+        "delta_rows": scalar(cursor, f"select count(*) from {delta}"),
+        "versions_since_base": versions_since_base(cursor, f"{name}_batches"),
+    }
+
+
 def run_batches(
     cursor: Any, files: list[dict[str, Path]], work: Path, name: str, formats: list[str]
 ) -> dict[str, Any]:
@@ -568,6 +603,8 @@ def run_pipelines(cursor: Any, files: list[dict[str, Path]], work: Path) -> dict
         idle_statements = {
             model: executed_statement(target, model) for model in IDLE_MODELS + IDLE_STAGING
         }
+        counted_since_base = versions_since_base(cursor, f"{name}_batches")
+        size_compaction = compact_by_size(cursor, name, formats)
     with environment(f"{name}_raw_full", f"{name}_full", work / f"target-{name}-full"):
         start_pipeline(cursor, dbt_vars({}, formats))
         for batch_files in files:
@@ -581,6 +618,8 @@ def run_pipelines(cursor: Any, files: list[dict[str, Path]], work: Path) -> dict
         "totals": totals,
         "idle_statements": idle_statements,
         "idle_messages": idle_messages,
+        "versions_since_base": counted_since_base,
+        "size_compaction": size_compaction,
         "full": full,
         "base_parts": base_parts,
     }
@@ -610,9 +649,16 @@ def generated_pipelines(spark_server: Any, generated_stream: dict[str, Any]) -> 
 def plain_pipelines(spark_server: Any, generated_stream: dict[str, Any]) -> dict[str, Any]:
     """The DataWorks table of the same stream alone, batch by batch."""
     with connect(spark_server.host, spark_server.port) as cursor:
-        return run_batches(
+        batched = run_batches(
             cursor, generated_stream["files"], generated_stream["work"], "plain", PLAIN_FORMATS
         )
+        # As a delta built before it kept the count: macro history_compaction_due counts.
+        delta = "plain_batches_intermediate.int_cdc__row_history_delta"
+        run(cursor, f"alter table {delta} unset tblproperties ('cdc_lake.versions_since_base')")
+        target = generated_stream["work"] / "target-plain-batches"
+        with environment("plain_raw_batches", "plain_batches", target):
+            uncounted = compact_by_size(cursor, "plain", PLAIN_FORMATS)
+        return batched | {"uncounted_size_compaction": uncounted}
 
 
 def live_rows(rows: dict[int, dict[str, Any]]) -> dict[str, dict[str, str]]:
@@ -864,6 +910,37 @@ def test_the_base_keeps_its_row_count_for_the_compaction_check(
     assert after_compaction[1] > 0
     assert after_compaction[0] == after_compaction[1]
     assert after_last_run == after_compaction
+
+
+def test_the_delta_keeps_the_count_of_versions_since_the_base(
+    generated_pipelines: dict[str, Any],
+) -> None:
+    """The compaction check reads the versions loaded since the base from the delta's table
+    properties, not by counting: after the batches (and a run with nothing new) they are
+    the count a query gives, against the base's generation; after a compaction they start
+    again from none."""
+    recorded, counted = generated_pipelines["versions_since_base"]
+    assert counted[0] > 0
+    assert recorded == counted
+    recorded, counted = generated_pipelines["size_compaction"]["versions_since_base"]
+    assert recorded == counted == (0, counted[1])
+
+
+@pytest.mark.parametrize(
+    ("pipelines", "compaction"),
+    [("generated_pipelines", "size_compaction"), ("plain_pipelines", "uncounted_size_compaction")],
+)
+def test_the_base_compacts_when_the_versions_since_outgrow_the_ratio(
+    pipelines: str, compaction: str, request: pytest.FixtureRequest
+) -> None:
+    """With var cdc_lake_compaction_ratio 0 any version since the base makes a compaction
+    due: counted by the delta's post-hook, or, where the delta kept no count (as one built
+    before it did), by a query. The run folds the delta into the base and changes no row."""
+    compacted = request.getfixturevalue(pipelines)[compaction]
+    assert compacted["after"] == compacted["before"]
+    assert compacted["delta_rows"] == 0
+    recorded, counted = compacted["versions_since_base"]
+    assert recorded == counted == (0, counted[1])
 
 
 def test_current_state_is_what_the_source_holds(

@@ -1,0 +1,17 @@
+{# Post-hook of `int_cdc__row_history_delta`: stores the count of row versions loaded since
+   the base's generation, and that generation, as the delta's table properties
+   `cdc_lake.versions_since_base` and `cdc_lake.base_generation`, as the run's query states
+   them (the comment macro versions_since_base_note put at its head), for macro
+   history_compaction_due. One statement; none when the query states nothing. #}
+{% macro record_versions_since_base(relation) -%}
+    {%- set note = modules.re.search(
+        '/\\* cdc_lake\\.versions_since_base: (\\d+) since (\\d+) \\*/',
+        (model.compiled_code or '') if execute else ''
+    ) -%}
+    {%- if note -%}
+        alter table {{ relation }} set tblproperties (
+            'cdc_lake.versions_since_base' = '{{ note.group(1) }}',
+            'cdc_lake.base_generation' = '{{ note.group(2) }}'
+        )
+    {%- endif -%}
+{%- endmacro %}
