@@ -1,5 +1,6 @@
-{# The typed columns of one source table, read from cdc_table_schemas when dbt executes (an
-   empty list while it parses, or before the table exists): a list of (column name, Spark
+{# The typed columns of one source table, read from int_cdc__table_columns (what
+   cdc_table_schemas shows, less the times it reads from the sightings) when dbt executes
+   (an empty list while it parses, or before the table exists): a list of (column name, Spark
    type, source type) in column order, overrides applied, override-only columns last, names
    unique whatever their case (Spark's column names ignore it: a later case twin is left
    out), within the name limit of `cdc_lake_limits` (a longer one is left out) and no more
@@ -8,7 +9,7 @@
     {%- set overrides = column_types or {} -%}
     {%- set schema_rows = [] -%}
     {#- outside `if execute`, so that dbt sees the dependency while it parses -#}
-    {%- set schemas = ref('cdc_table_schemas') -%}
+    {%- set schemas = ref('int_cdc__table_columns') -%}
     {%- if execute -%}
         {%- if adapter.get_relation(schemas.database, schemas.schema, schemas.identifier) -%}
             {%- set schema_query = (

@@ -452,9 +452,11 @@ def test_a_new_source_column_appears_on_the_next_run(
     pipeline_build: Any, cursor: Any, tmp_path: Path
 ) -> None:
     """Runs last in this module: it lands a message and re-runs the models after staging.
-    The table schemas are rebuilt (the sightings moved); of the typed models, only those of
-    a table whose history changed: the example's table got nothing, so its model is left as
-    it is (its build signature did not move), while the changed table's signature moved."""
+    The table columns are rebuilt (a new column); of the typed models, only those of a table
+    whose history changed: the example's table got nothing, so its model is left as it is
+    (its build signature did not move), while the changed table's signature moved. Then a
+    message with the same columns: the table columns are left as they are, and
+    cdc_table_schemas says the columns were last described by it."""
     message = {
         "schema": {
             "dataColumn": [
@@ -491,7 +493,10 @@ def test_a_new_source_column_appears_on_the_next_run(
     )
     assert result.success, result.exception
     messages = {result.node.name: result.message for result in result.result}
-    assert (messages["cdc_table_schemas"], messages["test01__test"]) == ("OK", "OK (unchanged)")
+    assert (messages["int_cdc__table_columns"], messages["test01__test"]) == (
+        "OK",
+        "OK (unchanged)",
+    )
     example_after = compiled_inline("{{ cdc_typed_current_state('test01.test') }}", tmp_path)
     assert build_signature(example_after) == build_signature(example_before)
 
@@ -510,3 +515,36 @@ def test_a_new_source_column_appears_on_the_next_run(
         (2, 20, None),
         (3, 30, 2.5),
     ]
+
+    message["payload"] |= {
+        "after": {"dataColumn": {"id": 4, "v": 40, "late_col": 3.5}},
+        "sequenceId": "4004",
+        "timestamp": {"eventTime": 1700000009000, "systemTime": 1700000009005},
+    }
+    same_columns = tmp_path / "same_columns.jsonl"
+    same_columns.write_text(json.dumps(message) + "\n")
+    load_files(cursor, "dataworks_json", [same_columns])
+    result = run_dbt(
+        "run", "--select", "stg_dataworks__json+", "--target-path", str(tmp_path / "target")
+    )
+    assert result.success, result.exception
+    messages = {result.node.name: result.message for result in result.result}
+    assert messages["int_cdc__table_columns"] == "OK (unchanged)"
+    assert schema_of(cursor, "fixture_db.schema_retyped")[2] == (
+        3, "late_col", "DOUBLE", "double", False, "message"
+    )  # fmt: skip
+    last_seen = query(
+        cursor,
+        f"""select distinct last_seen_at, last_ordering_key from {SCHEMAS}
+        where table_key = 'fixture_db.schema_retyped'""",
+    )
+    newest = query(
+        cursor,
+        """select source_ts as last_seen_at, ordering_key as last_ordering_key
+        from cdc_lake_intermediate.int_cdc__change_log
+        where table_key = 'fixture_db.schema_retyped' and event_id = (
+            select max_by(event_id, ordering_key) from cdc_lake_intermediate.int_cdc__change_log
+            where table_key = 'fixture_db.schema_retyped')""",
+    )
+    assert last_seen == newest
+    assert newest[0]["last_seen_at"] == datetime(2023, 11, 14, 22, 13, 29)
