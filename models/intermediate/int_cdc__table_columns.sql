@@ -48,21 +48,18 @@
     table's new row-changes move and nothing else (the time and ordering key its columns
     were last described at) cdc_table_schemas reads from the sightings, so a run that
     brought only row-changes of known columns leaves this table as it is. -#}
+{%- set described = [
+    'sightings.sighting', 'sightings.table_key', 'sightings.column_name',
+    'sightings.column_index', 'sightings.database_name', 'sightings.schema_name',
+    'sightings.table_name', 'sightings.db_type', 'sightings.primary_key_columns',
+    'to_json(sightings.column_types)',
+] -%}
 {%- set sightings_described -%}
     select md5(to_json(array_sort(collect_list(described))))
     from (
         select
             struct(
-                sightings.sighting,
-                sightings.table_key,
-                sightings.column_name,
-                sightings.column_index,
-                sightings.database_name,
-                sightings.schema_name,
-                sightings.table_name,
-                sightings.db_type,
-                sightings.primary_key_columns,
-                to_json(sightings.column_types),
+                {{ described | join(', ') }},
                 count_if(ddl.ordering_key < sightings.ordering_key),
                 count_if(ddl.ordering_key <= sightings.ordering_key),
                 count_if(
@@ -73,25 +70,8 @@
         from {{ ref('int_cdc__table_sightings') }} as sightings
         left join {{ ref('int_cdc__schema_changes') }} as ddl
             on sightings.table_key = ddl.table_key
-        where
-            sightings.generation = (
-                select max(newest.generation)
-                from {{ ref('int_cdc__table_sightings') }} as newest
-            )
-        group by
-            sightings.sighting,
-            sightings.table_key,
-            sightings.column_name,
-            sightings.column_index,
-            sightings.database_name,
-            sightings.schema_name,
-            sightings.table_name,
-            sightings.db_type,
-            sightings.primary_key_columns,
-            sightings.column_types_id,
-            to_json(sightings.column_types),
-            sightings.ordering_key,
-            sightings.event_id
+        where {{ in_newest_generation(ref('int_cdc__table_sightings'), 'sightings.generation') }}
+        group by {{ described | join(', ') }}, sightings.ordering_key, sightings.event_id
     ) as sightings_described
 {%- endset -%}
 {%- set inputs = [
@@ -103,14 +83,10 @@
 
 with
 
-{# One generation, unless a run stopped before its post-hook dropped the older one. #}
 table_sightings as (
 
     select * from {{ ref('int_cdc__table_sightings') }}
-    where
-        generation = (
-            select max(newest.generation) from {{ ref('int_cdc__table_sightings') }} as newest
-        )
+    where {{ in_newest_generation(ref('int_cdc__table_sightings')) }}
 
 ),
 

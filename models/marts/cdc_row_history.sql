@@ -25,12 +25,9 @@ column_type_maps as (
         column_types
 
     from {{ ref('int_cdc__table_sightings') }}
-    {# One generation, unless a run stopped before its post-hook dropped the older one. #}
     where
         sighting = 'column_types'
-        and generation = (
-            select max(newest.generation) from {{ ref('int_cdc__table_sightings') }} as newest
-        )
+        and {{ in_newest_generation(ref('int_cdc__table_sightings')) }}
 
 ),
 

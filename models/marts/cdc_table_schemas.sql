@@ -11,14 +11,10 @@ table_columns as (
 
 ),
 
-{# One generation, unless a run stopped before its post-hook dropped the older one. #}
 table_sightings as (
 
     select * from {{ ref('int_cdc__table_sightings') }}
-    where
-        generation = (
-            select max(newest.generation) from {{ ref('int_cdc__table_sightings') }} as newest
-        )
+    where {{ in_newest_generation(ref('int_cdc__table_sightings')) }}
 
 ),
 
