@@ -6,8 +6,8 @@
    readers merge the two. No statement: both counts are table properties, read from dbt's
    relation cache (macro table_property): the base's rows and generation, stored by its
    post-hook record_history_base_size, and the versions loaded since that generation, stored
-   by the delta's post-hook record_versions_since_base after each of its runs (so a run
-   decides on the versions loaded up to the run before it). Where the delta's count is
+   by the delta's post-hook record_versions_since_base after each of its runs (macro
+   versions_counted_since; so a run decides on the versions loaded up to the run before it). Where the delta's count is
    missing or was counted against another generation, one query counts the versions since
    the base's newest partition. A base without its row count is due once. #}
 {% macro history_compaction_due(row_versions) -%}
@@ -18,13 +18,10 @@
     {%- if base_rows is none -%}
         {{ return('true') }}
     {%- endif -%}
-    {%- set delta = history_delta_relation() -%}
-    {%- set generation = table_property(this, 'cdc_lake.generation') -%}
-    {%- set counted_since = table_property(delta, 'cdc_lake.base_generation') -%}
-    {%- set pending = table_property(delta, 'cdc_lake.versions_since_base') -%}
-    {%- set counted = none not in [generation, counted_since, pending]
-        and (counted_since | int) == (generation | int) -%}
-    {%- if not counted -%}
+    {%- set pending = versions_counted_since(
+        history_delta_relation(), table_property(this, 'cdc_lake.generation')
+    ) -%}
+    {%- if pending is none -%}
         {%- set generations = partition_generations(this) -%}
         {%- if not generations -%}
             {{ return('true') }}
@@ -35,5 +32,5 @@
         ).rows[0][0] -%}
     {%- endif -%}
     {%- set limit = var('cdc_lake_compaction_ratio') * (base_rows | int) -%}
-    {{ return('true' if (pending | int) > limit else 'false') }}
+    {{ return('true' if pending > limit else 'false') }}
 {%- endmacro %}
