@@ -5,15 +5,16 @@
     created before 2022-03-20: an update's new row is in `old`, a delete's row is in `old`);
     none means the open-source layout only. `numbers_as_sent`: values may be JSON numbers
     (Flink CDC's canal-json writer) whose spelling must be kept (macro json_numbers_as_sent).
-    `landed_twice`: whether a message of `raw_messages` landed twice (macro
-    any_message_landed_twice). A row's event id is its message's hash and index in the
-    message, so when none did, no two rows are one event and staging needs no window to find
-    first deliveries.
+    `new_messages`: what macro probe_new_messages found of `raw_messages`, given macro
+    canal_source_ts. A row's event id is its message's hash and index in the message, so
+    when no message landed twice, no two rows are one event and staging needs no window to
+    find first deliveries; and two deliveries of one event have one `source_ts`, so earlier
+    runs' deliveries are looked up among the held rows of the run's range of it.
     Emits CTEs ending in `final` (the wire format's `staged_event_projection`, so both formats
     name the same absent columns; see _macros.yml).
 #}
 {% macro canal_staged_events(
-    raw_messages, source_format, layout_var=none, numbers_as_sent=false, landed_twice=true
+    raw_messages, source_format, layout_var=none, numbers_as_sent=false, new_messages=none
 ) -%}
 
 {%- set legacy_layout = layout_var is not none
@@ -83,10 +84,7 @@ classified as (
         parsed.message.data as data_images,
         parsed.message.old as old_images,
         {# Ordering fields: non-negative integers or NULL (sortable_number needs digits). #}
-        case
-            when try_cast(parsed.message.es as bigint) >= 0
-                then try_cast(parsed.message.es as bigint)
-        end as es_ms,
+        {{ canal_es_ms('parsed.message') }} as es_ms,
         case
             when try_cast(parsed.message.ts as bigint) >= 0
                 then try_cast(parsed.message.ts as bigint)
@@ -310,7 +308,8 @@ renamed as (
         'schema_name', 'is_partial', 'unset_columns', 'source_log_position', 'ddl_meta',
         'ddl_summary', 'ddl_meta_error',
     ],
-    events_may_repeat=landed_twice,
+    events_may_repeat=new_messages.landed_twice if new_messages else true,
+    new_source_ts_range=new_messages.source_ts_range if new_messages else none,
 ) }}
 
 {%- endmacro %}

@@ -1,7 +1,9 @@
 {# The last CTEs of every staging model, ending in `final`: the contract's columns, in its
    order, picked by name from the format's last CTE, with the rules every format shares (the
    project's limits among them), and `is_first_delivery` (see _macros.yml). #}
-{% macro staged_event_projection(relation, source_format, absent=[], events_may_repeat=true) -%}
+{% macro staged_event_projection(
+    relation, source_format, absent=[], events_may_repeat=true, new_source_ts_range=none
+) -%}
     {%- set shared = {
         'event_kind':
             "case when checked_rejection_reason is not null then 'rejected'"
@@ -99,8 +101,11 @@ projected as (
 
 {# The new rows' event ids that earlier runs staged already. The new rows are few: their ids
    are broadcast and each held row is looked up in them, where a join Spark plans itself
-   shuffles every held row (it cannot size the new rows' plan). None on a first or
-   full-refresh run. #}
+   shuffles every held row (it cannot size the new rows' plan). Given the new rows' range of
+   `source_ts` (`new_source_ts_range`, from a format whose event id fixes it), only the held
+   rows of that range or with none can hold such an event: parquet skips the files and row
+   groups of other times, so the lookup reads the run's stretch of time, not all of history.
+   None on a first or full-refresh run. #}
 held_deliveries as (
 
     {%- if is_incremental() %}
@@ -112,6 +117,15 @@ held_deliveries as (
     from {{ this }} as held
     left semi join (select distinct projected.event_id from projected) as new_event_ids
         on held.event_id = new_event_ids.event_id
+    {%- if new_source_ts_range is not none %}
+    where
+        {%- if new_source_ts_range[0] is not none %}
+        held.source_ts between timestamp_micros({{ new_source_ts_range[0] }})
+        and timestamp_micros({{ new_source_ts_range[1] }})
+        or
+        {%- endif %}
+        held.source_ts is null
+    {%- endif %}
 
     {%- else %}
 

@@ -1102,3 +1102,55 @@ def test_an_incremental_run_fails_on_a_column_the_model_or_its_table_lacks(
         result = run_dbt("run", *select)
         assert not result.success
         assert "TOO_MANY_DATA_COLUMNS" in str([r.message for r in result.result])
+
+
+def test_staging_finds_a_later_delivery_among_the_held_rows_of_its_times(
+    spark_server: Any, tmp_path: Path
+) -> None:
+    """A Canal event's id hashes its message, which fixes its `source_ts`: an incremental run
+    looks its event ids up only among the held rows of its range of `source_ts` or without
+    one (macro probe_new_messages), and still finds every earlier delivery: of a message
+    inside the range, of one without `es`, and of one whose `es` is sent twice (the last
+    counts, for the probe as for the staging)."""
+    select = ["--select", "stg_canal__json", *dbt_vars({}, ["canal_json"])]
+    model = "redelivery_staging.stg_canal__json"
+
+    def message(number: int, es: str) -> str:
+        return (
+            f'{{"data":[{{"id":"{number}","v":"x"}}],"database":"db","table":"t",'
+            f'"pkNames":["id"],{es}"ts":{number}001,"id":{number},"isDdl":false,"type":"INSERT"}}'
+        )
+
+    inside, no_es = message(1, '"es":5000,'), message(2, "")
+    twice, new = message(3, '"es":100,"es":7000,'), message(4, '"es":9000,')
+    early = message(5, '"es":1000,')
+
+    def land_and_run(cursor: Any, name: str, lines: list[str]) -> None:
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("\n".join(lines) + "\n")
+        load_files(cursor, "canal_json", [path])
+        dbt_run("run", *select)
+
+    with (
+        connect(spark_server.host, spark_server.port) as cursor,
+        environment("redelivery_raw", "redelivery", tmp_path / "target"),
+    ):
+        start_pipeline(cursor, dbt_vars({}, ["canal_json"]))
+        land_and_run(cursor, "first", [early, inside, no_es, twice])
+        land_and_run(cursor, "second", [new, inside, no_es, twice])
+        executed = executed_statement(tmp_path / "target", "staging/canal/stg_canal__json")
+        assert (
+            "held.source_ts between timestamp_micros(5000000) and timestamp_micros(9000000)"
+            " or held.source_ts is null" in executed
+        )
+        deliveries = query(
+            cursor,
+            f"""select event_sequence as message_id, cast(source_ts as string) as source_ts,
+                    is_first_delivery
+                from {model} order by loaded_at, source_position""",
+        )
+    assert [(row["message_id"], row["is_first_delivery"]) for row in deliveries] == [
+        ("5", True), ("1", True), ("2", True), ("3", True),
+        ("4", True), ("1", False), ("2", False), ("3", False),
+    ]  # fmt: skip
+    assert {row["message_id"]: row["source_ts"] for row in deliveries}["3"].endswith("00:00:07")

@@ -693,7 +693,7 @@ def test_staging_leaves_out_the_first_delivery_window_unless_a_message_landed_tw
     pipeline_build: Any, cursor: Any, tmp_path: Path
 ) -> None:
     """A Canal row's event id is its message's hash and its index in the message, so only a
-    message landed twice gives two rows of one event (macro any_message_landed_twice): the
+    message landed twice gives two rows of one event (macro probe_new_messages): the
     canal landing holds the fixtures' duplicate, the DTS one holds none, and only canal's
     staging query has the window. Either way every event has exactly one first delivery."""
     repeats = {

@@ -1,6 +1,9 @@
 {{ config(enabled=is_format_enabled('dts_canal_json')) }}
 {%- set landing = source('aliyun_dts', 'dts_canal_json') -%}
 {%- set new_loads = loaded_since_last_run(landing) %}
+{%- set new_messages = probe_new_messages(
+    landing, new_loads, canal_source_ts('value', false)
+) %}
 
 with
 
@@ -17,7 +20,7 @@ raw_messages as (
     'raw_messages',
     'dts_canal_json',
     'dts_canal_json_legacy_layout',
-    landed_twice=any_message_landed_twice(landing, new_loads),
+    new_messages=new_messages,
 ) }}
 
 {{ select_new_rows(new_loads) }}

@@ -1,6 +1,9 @@
 {{ config(enabled=is_format_enabled('canal_json')) }}
 {%- set landing = source('canal', 'canal_json') -%}
 {%- set new_loads = loaded_since_last_run(landing) %}
+{%- set new_messages = probe_new_messages(
+    landing, new_loads, canal_source_ts('value', var('canal_json_numbers_as_sent'))
+) %}
 
 with
 
@@ -15,7 +18,7 @@ raw_messages as (
     'raw_messages',
     'canal_json',
     numbers_as_sent=var('canal_json_numbers_as_sent'),
-    landed_twice=any_message_landed_twice(landing, new_loads),
+    new_messages=new_messages,
 ) }}
 
 {{ select_new_rows(new_loads) }}
