@@ -83,8 +83,9 @@ classified as (
         filter(parsed.message.pkNames, key_column -> key_column is not null) as key_names,
         parsed.message.data as data_images,
         parsed.message.old as old_images,
-        {# Ordering fields: non-negative integers or NULL (sortable_number needs digits). #}
         {{ canal_es_ms('parsed.message') }} as es_ms,
+        {# The other ordering fields, as es: non-negative integers or NULL (sortable_number
+           needs digits). #}
         case
             when try_cast(parsed.message.ts as bigint) >= 0
                 then try_cast(parsed.message.ts as bigint)
