@@ -7,9 +7,9 @@
    relation cache (macro table_property): the base's rows and generation, stored by its
    post-hook record_history_base_size, and the versions loaded since that generation, stored
    by the delta's post-hook record_versions_since_base after each of its runs (macro
-   versions_counted_since; so a run decides on the versions loaded up to the run before it). Where the delta's count is
-   missing or was counted against another generation, one query counts the versions since
-   the base's newest partition. A base without its row count is due once. #}
+   versions_counted_since; so a run decides on the versions loaded up to the run before
+   it). Where the delta's count is missing or was counted against another generation, one
+   query counts the versions since the base's newest partition. A base without its row count is due once. #}
 {% macro history_compaction_due(row_versions) -%}
     {%- if not execute or not is_incremental() or var('cdc_lake_compact') -%}
         {{ return('true') }}
