@@ -1,11 +1,8 @@
-{# The `source_ts` staging gives every row of the Canal message in landing column `value`,
-   for the probe of the run's messages (macro probe_new_messages): the range it finds bounds
-   the held rows staging looks the new event ids up in. Only `es` is parsed (canal_es_ms, as
-   canal_staged_events reads it), not the row images: the same parser reads the same field,
-   so a message whose whole parse gives an `es` gives this one the same. #}
-{% macro canal_source_ts(value, numbers_as_sent=false) -%}
-    {%- set message -%}
-        from_json({{ json_numbers_as_sent(value) if numbers_as_sent else value }}, 'es string')
-    {%- endset -%}
+{# The `source_ts` staging gives every row of a parsed Canal message (`message`, a SQL
+   expression whose `es` field is read): the time of its `es` (macro canal_es_ms, as
+   canal_staged_events reads it). For the probe of the run's messages (macro
+   probe_new_messages), over a message parsed for its `es` alone (macro canal_es_only): the
+   range it finds bounds the held rows staging looks the new event ids up in. #}
+{% macro canal_source_ts(message) -%}
     {{ epoch_ms_to_timestamp(canal_es_ms(message)) }}
 {%- endmacro %}

@@ -2,7 +2,10 @@
 {%- set landing = source('aliyun_dts', 'dts_canal_json') -%}
 {%- set new_loads = loaded_since_last_run(landing) %}
 {%- set new_messages = probe_new_messages(
-    landing, new_loads, canal_source_ts('value', false)
+    landing,
+    new_loads,
+    source_ts=canal_source_ts('parsed'),
+    parsed=canal_es_only('value', false),
 ) %}
 
 with
