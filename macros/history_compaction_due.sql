@@ -9,7 +9,8 @@
    by the delta's post-hook record_versions_since_base after each of its runs (macro
    versions_counted_since; so a run decides on the versions loaded up to the run before
    it). Where the delta's count is missing or was counted against another generation, one
-   query counts the versions since the base's newest partition. A base without its row count is due once. #}
+   query counts the versions since the base's newest partition. A base without its row
+   count is due once. #}
 {% macro history_compaction_due(row_versions) -%}
     {%- if not execute or not is_incremental() or var('cdc_lake_compact') -%}
         {{ return('true') }}

@@ -4,8 +4,8 @@
    count its table properties hold (macro versions_counted_since) goes on, unless it was
    counted against an older base (a compaction since: the delta then holds no generation
    past the base, and the count starts again); with no count, and delta generations past
-   the base that nobody counted, no comment (macro history_compaction_due then counts). Empty when the properties already
-   say it (nothing new), and while dbt parses. #}
+   the base that nobody counted, no comment (macro history_compaction_due then counts).
+   Empty when the properties already say it (nothing new), and while dbt parses. #}
 {% macro versions_since_base_note(new_count, base_generation, own_generations) -%}
     {%- if not execute -%}
         {{ return('') }}
