@@ -273,7 +273,7 @@ renamed as (
 
     select
         *,
-        {{ event_id(["'" ~ source_format ~ "'", 'message_hash', 'row_index']) }} as event_id,
+        {{ canal_event_id(source_format, 'message_hash', 'row_index') }} as event_id,
         case
             when change_op = 'update' and before_key != primary_key then before_key
         end as previous_primary_key,
@@ -311,6 +311,7 @@ renamed as (
     ],
     events_may_repeat=new_messages.landed_twice if new_messages else true,
     new_source_ts_range=new_messages.source_ts_range if new_messages else none,
+    delivered_before=new_messages.delivered_before if new_messages else true,
 ) }}
 
 {%- endmacro %}

@@ -8,13 +8,19 @@
    event ids differ for different messages has no two deliveries of one event among a run's
    rows when `landed_twice` is false, and its staging then leaves out the first-delivery
    window; one whose event id fixes `source_ts` looks the new events up only among the held
-   rows of that range (see macro staged_event_projection). While dbt parses and in the
-   linter (`execute` false): the answer that keeps the general query. #}
-{% macro probe_new_messages(relation, condition, source_ts=none, parsed=none) -%}
+   rows of that range (see macro staged_event_projection). Given too the event id of each
+   message's first row (`first_event_id`, over the landing columns), a second statement
+   looks those ids up among the held rows of that range: `delivered_before`, whether an
+   earlier run staged any of the messages (true wherever it was not asked), and when none
+   was, staging leaves out its look-up of held rows. While dbt parses and in the linter
+   (`execute` false): the answer that keeps the general query. #}
+{% macro probe_new_messages(
+    relation, condition, source_ts=none, parsed=none, first_event_id=none
+) -%}
     {%- if not execute -%}
-        {{ return({'landed_twice': true, 'source_ts_range': none}) }}
+        {{ return({'landed_twice': true, 'source_ts_range': none, 'delivered_before': true}) }}
     {%- elif condition == 'false' -%}
-        {{ return({'landed_twice': false, 'source_ts_range': none}) }}
+        {{ return({'landed_twice': false, 'source_ts_range': none, 'delivered_before': false}) }}
     {%- endif -%}
     {%- set probe_sql -%}
         select
@@ -51,8 +57,34 @@
     {%- set row = run_query(probe_sql).rows[0] -%}
     {%- set low = row[1] | int if row[1] is not none else none -%}
     {%- set high = row[2] | int if row[2] is not none else none -%}
+    {#- Nothing is held on a first or full-refresh run; without a first row's event id or a
+        range of `source_ts` the held rows are not looked up here (staging does it). -#}
+    {%- set delivered_before = is_incremental() -%}
+    {%- if delivered_before and first_event_id is not none and source_ts is not none -%}
+        {#- The held rows of the run's range of `source_ts` or with none, as staging's own
+            look-up reads them; the messages' ids are few and broadcast. A message staged
+            before has its first row held (every message has a row 0, kept whatever its
+            rows' fate), so when none of those ids is held, no new row is. -#}
+        {%- set held_range = 'held.source_ts is null' if low is none else (
+            'held.source_ts between timestamp_micros(' ~ low ~ ') and timestamp_micros('
+            ~ high ~ ') or held.source_ts is null'
+        ) -%}
+        {%- set held_sql -%}
+            select /*+ broadcast(new_messages) */ count(*) > 0 as delivered_before
+            from {{ this }} as held
+            left semi join (
+                select {{ first_event_id }} as event_id
+                from {{ relation }}
+                where {{ condition }}
+            ) as new_messages
+                on held.event_id = new_messages.event_id
+            where {{ held_range }}
+        {%- endset -%}
+        {%- set delivered_before = run_query(held_sql).rows[0][0] -%}
+    {%- endif -%}
     {{ return({
         'landed_twice': row[0],
         'source_ts_range': [low, high] if source_ts is not none else none,
+        'delivered_before': delivered_before,
     }) }}
 {%- endmacro %}

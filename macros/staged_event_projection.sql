@@ -2,7 +2,12 @@
    order, picked by name from the format's last CTE, with the rules every format shares (the
    project's limits among them), and `is_first_delivery` (see _macros.yml). #}
 {% macro staged_event_projection(
-    relation, source_format, absent=[], events_may_repeat=true, new_source_ts_range=none
+    relation,
+    source_format,
+    absent=[],
+    events_may_repeat=true,
+    new_source_ts_range=none,
+    delivered_before=true
 ) -%}
     {%- set shared = {
         'event_kind':
@@ -55,6 +60,9 @@
             ) = 1
         {%- endset -%}
     {%- endif %}
+    {#- Whether earlier runs' deliveries are looked up: not on a first or full-refresh run,
+        nor when the run's probe found none of its messages held. -#}
+    {%- set looks_up_held = is_incremental() and delivered_before %}
 shared_rules_checked as (
 
     select
@@ -85,15 +93,15 @@ shared_rules_applied as (
 
 ),
 
-{# Read twice on an incremental run (for its event ids, then as the rows): computed once
-   there (macro computed_once), not parsed twice. A full build reads it once. #}
+{# Read twice where held rows are looked up (for its event ids, then as the rows):
+   computed once there (macro computed_once), not parsed twice. Otherwise read once. #}
 projected as (
 
     select
         {{ columns | join(',\n        ') }}
 
     from shared_rules_applied
-    {%- if is_incremental() %}
+    {%- if looks_up_held %}
     where {{ computed_once() }}
     {%- endif %}
 
@@ -105,10 +113,13 @@ projected as (
    `source_ts` (`new_source_ts_range`, from a format whose event id fixes it), only the held
    rows of that range or with none can hold such an event: parquet skips the files and row
    groups of other times, so the lookup reads the run's stretch of time, not all of history.
-   None on a first or full-refresh run. #}
+   None on a first or full-refresh run, or when the probe found no message of the run held
+   (`delivered_before` false): then the look-up's stages (the rows computed once for their
+   ids, the held rows' distinct ids, the join) are not planned, half of a 1% run's staging
+   query at 1 M messages. #}
 held_deliveries as (
 
-    {%- if is_incremental() %}
+    {%- if looks_up_held %}
 
     select /*+ broadcast(new_event_ids) */ distinct
         held.event_id,

@@ -1110,8 +1110,10 @@ def test_staging_finds_a_later_delivery_among_the_held_rows_of_its_times(
     """A Canal event's id hashes its message, which fixes its `source_ts`: an incremental run
     looks its event ids up only among the held rows of its range of `source_ts` or without
     one (macro probe_new_messages), and still finds every earlier delivery: of a message
-    inside the range, of one without `es`, and of one whose `es` is sent twice (the last
-    counts, for the probe as for the staging)."""
+    inside the range, of one without `es`, of one whose `es` is sent twice (the last
+    counts, for the probe as for the staging), and every row of a message of two rows. A
+    run none of whose messages was staged before (the probe looks their first rows up)
+    leaves the look-up out of its query."""
     select = ["--select", "stg_canal__json", *dbt_vars({}, ["canal_json"])]
     model = "redelivery_staging.stg_canal__json"
 
@@ -1123,7 +1125,8 @@ def test_staging_finds_a_later_delivery_among_the_held_rows_of_its_times(
 
     inside, no_es = message(1, '"es":5000,'), message(2, "")
     twice, new = message(3, '"es":100,"es":7000,'), message(4, '"es":9000,')
-    early = message(5, '"es":1000,')
+    early, later = message(5, '"es":1000,'), message(7, '"es":9500,')
+    two_rows = message(6, '"es":6000,').replace('"v":"x"}', '"v":"x"},{"id":"60","v":"y"}')
 
     def land_and_run(cursor: Any, name: str, lines: list[str]) -> None:
         path = tmp_path / f"{name}.jsonl"
@@ -1136,12 +1139,20 @@ def test_staging_finds_a_later_delivery_among_the_held_rows_of_its_times(
         environment("redelivery_raw", "redelivery", tmp_path / "target"),
     ):
         start_pipeline(cursor, dbt_vars({}, ["canal_json"]))
-        land_and_run(cursor, "first", [early, inside, no_es, twice])
+        land_and_run(cursor, "first", [early, inside, no_es, twice, two_rows])
         land_and_run(cursor, "second", [new, inside, no_es, twice])
         executed = executed_statement(tmp_path / "target", "staging/canal/stg_canal__json")
         assert (
             "held.source_ts between timestamp_micros(5000000) and timestamp_micros(9000000)"
             " or held.source_ts is null" in executed
+        )
+        land_and_run(cursor, "third", [later])
+        assert " as held" not in executed_statement(
+            tmp_path / "target", "staging/canal/stg_canal__json"
+        )
+        land_and_run(cursor, "fourth", [later.replace('"es":9500', '"es":9600'), two_rows])
+        assert " as held" in executed_statement(
+            tmp_path / "target", "staging/canal/stg_canal__json"
         )
         deliveries = query(
             cursor,
@@ -1150,7 +1161,9 @@ def test_staging_finds_a_later_delivery_among_the_held_rows_of_its_times(
                 from {model} order by loaded_at, source_position""",
         )
     assert [(row["message_id"], row["is_first_delivery"]) for row in deliveries] == [
-        ("5", True), ("1", True), ("2", True), ("3", True),
+        ("5", True), ("1", True), ("2", True), ("3", True), ("6", True), ("6", True),
         ("4", True), ("1", False), ("2", False), ("3", False),
+        ("7", True),
+        ("7", True), ("6", False), ("6", False),
     ]  # fmt: skip
     assert {row["message_id"]: row["source_ts"] for row in deliveries}["3"].endswith("00:00:07")

@@ -1,12 +1,7 @@
 {{ config(enabled=is_format_enabled('dts_canal_json')) }}
 {%- set landing = source('aliyun_dts', 'dts_canal_json') -%}
 {%- set new_loads = loaded_since_last_run(landing) %}
-{%- set new_messages = probe_new_messages(
-    landing,
-    new_loads,
-    source_ts=canal_source_ts('parsed'),
-    parsed=canal_es_only('value', false),
-) %}
+{%- set new_messages = probe_canal_messages(landing, new_loads, 'dts_canal_json') %}
 
 with
 

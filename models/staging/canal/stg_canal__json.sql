@@ -1,11 +1,8 @@
 {{ config(enabled=is_format_enabled('canal_json')) }}
 {%- set landing = source('canal', 'canal_json') -%}
 {%- set new_loads = loaded_since_last_run(landing) %}
-{%- set new_messages = probe_new_messages(
-    landing,
-    new_loads,
-    source_ts=canal_source_ts('parsed'),
-    parsed=canal_es_only('value', var('canal_json_numbers_as_sent')),
+{%- set new_messages = probe_canal_messages(
+    landing, new_loads, 'canal_json', var('canal_json_numbers_as_sent')
 ) %}
 
 with
