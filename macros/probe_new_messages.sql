@@ -65,10 +65,6 @@
             look-up reads them; the messages' ids are few and broadcast. A message staged
             before has its first row held (every message has a row 0, kept whatever its
             rows' fate), so when none of those ids is held, no new row is. -#}
-        {%- set held_range = 'held.source_ts is null' if low is none else (
-            'held.source_ts between timestamp_micros(' ~ low ~ ') and timestamp_micros('
-            ~ high ~ ') or held.source_ts is null'
-        ) -%}
         {%- set held_sql -%}
             select /*+ broadcast(new_messages) */ count(*) > 0 as delivered_before
             from {{ this }} as held
@@ -78,7 +74,7 @@
                 where {{ condition }}
             ) as new_messages
                 on held.event_id = new_messages.event_id
-            where {{ held_range }}
+            where {{ held_rows_of_times('held.source_ts', [low, high]) }}
         {%- endset -%}
         {%- set delivered_before = run_query(held_sql).rows[0][0] -%}
     {%- endif -%}

@@ -129,13 +129,7 @@ held_deliveries as (
     left semi join (select distinct projected.event_id from projected) as new_event_ids
         on held.event_id = new_event_ids.event_id
     {%- if new_source_ts_range is not none %}
-    where
-        {%- if new_source_ts_range[0] is not none %}
-        held.source_ts between timestamp_micros({{ new_source_ts_range[0] }})
-        and timestamp_micros({{ new_source_ts_range[1] }})
-        or
-        {%- endif %}
-        held.source_ts is null
+    where {{ held_rows_of_times('held.source_ts', new_source_ts_range) }}
     {%- endif %}
 
     {%- else %}
