@@ -375,7 +375,13 @@ fold_folded_versions as (
 ),
     {%- endif %}
 
-    {# A truncate, or a delete that sent no before image, shows the row as it found it. #}
+    {# A truncate, or a delete that sent no before image, shows the row as it found it. A
+       key's versions number on from its seed, which is always its first version (a key with
+       a new version older than its stored latest is refolded without one, and a truncate
+       reaches only keys with a version before it): read as the first value of the window
+       the fill already sorts by, not as the maximum over the whole key, a second window that
+       held each key's rows at once (the base's full build at 1 M messages: 20.1-21.0 s of
+       CPU against 23.0-23.7 s). #}
 fold_filled_versions as (
 
     select
@@ -393,7 +399,12 @@ fold_filled_versions as (
             else coalesce(source_ts, sync_ts, loaded_at)
         end as valid_from,
         coalesce(
-            max(seed_version_number) over (partition by table_key, primary_key, is_effective), 1
+            first_value(seed_version_number) over (
+                partition by table_key, primary_key, is_effective
+                order by ordering_key, event_id
+                rows between unbounded preceding and current row
+            ),
+            1
         ) - 1 as version_offset
 
     from fold_folded_versions
