@@ -4,8 +4,9 @@ Over every bundled sample and fixture (one `dbt build`), `int_cdc__message_accou
 row per landing row loaded before the build, none unaccounted, and its row counts add up to
 the intermediate models.
 Then the model's own compiled SQL is run again with one of its inputs made deliberately
-wrong (a change no delivery keeps, a schema change doubled, a message's staged rows dropped), to
-show that it flags exactly the damaged message and nothing else.
+wrong (a change no delivery keeps, a change two deliveries keep, a schema change doubled, a
+message's staged rows dropped), to show that it flags exactly the damaged messages and nothing
+else.
 """
 
 from __future__ import annotations
@@ -149,7 +150,8 @@ def probe(pipeline_build: Any, cursor: Any) -> Iterator[Any]:
         return query(
             cursor,
             "select source_format, source_file, source_position, "
-            "cast(loaded_at as string) as loaded_at, staged_rows, unaccounted_rows, "
+            "cast(loaded_at as string) as loaded_at, staged_rows, change_rows, duplicate_rows, "
+            "unaccounted_rows, "
             f"accounting_error from ({sql}) as accounting where is_unaccounted and {BUILT}",
         )
 
@@ -204,6 +206,46 @@ def test_a_change_no_delivery_keeps_is_caught(probe: Any, cursor: Any) -> None:
     assert [message_of(row) for row in flagged] == [message_of(victim)]
     assert flagged[0]["unaccounted_rows"] == 1
     assert flagged[0]["accounting_error"].startswith("staged rows in no model")
+
+
+def test_a_change_two_deliveries_keep_is_caught(probe: Any, cursor: Any) -> None:
+    # An event delivered twice (its message landed again) whose second delivery staging also
+    # flagged as kept: the change log would hold it twice. Its row is unaccounted in both
+    # messages, and each message's rows still add up to what it staged.
+    staged = f"{INTERMEDIATE}.int_cdc__staged_events"
+    lineage = (
+        "source_format, source_file, cast(source_position as bigint) as source_position, "
+        "cast(loaded_at as string) as loaded_at, row_index"
+    )
+    twice = (
+        f"select event_id from {staged} where {BUILT} and event_kind = 'change' "
+        "group by event_id having count(*) = 2 and count_if(is_first_delivery) = 1"
+    )
+    victim = query(
+        cursor,
+        f"select event_id, {lineage} from {staged} where not is_first_delivery "
+        f"and event_id in ({twice}) "
+        "order by source_format, source_file, source_position, loaded_at, row_index limit 1",
+    )[0]
+    kept = query(
+        cursor,
+        f"select {lineage} from {staged} "
+        f"where event_id = '{victim['event_id']}' and is_first_delivery",
+    )[0]
+    doubled = (
+        "select event_id, event_kind, op, source_format, source_file, source_position, "
+        f"loaded_at, row_index, is_first_delivery or ({lineage_filter(victim)} "
+        f"and row_index = {victim['row_index']}) as is_first_delivery from {staged}"
+    )
+    flagged = probe({"int_cdc__staged_events": doubled})
+    assert sorted(message_of(row) for row in flagged) == sorted(
+        [message_of(victim), message_of(kept)]
+    )
+    for row in flagged:
+        staged_rows = scalar(cursor, f"select count(*) from {staged} where {lineage_filter(row)}")
+        assert row["unaccounted_rows"] == 1
+        assert row["staged_rows"] == staged_rows
+        assert row["change_rows"] + row["duplicate_rows"] + 1 == staged_rows
 
 
 def test_a_row_in_a_model_twice_is_caught(probe: Any, cursor: Any) -> None:
