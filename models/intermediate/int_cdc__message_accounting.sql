@@ -148,7 +148,7 @@ deliveries as (
    (two). Staging keeps exactly one delivery of every event (the first loaded,
    `is_first_delivery`). An aggregate of each delivery's id, kind and flag, where a window
    over the events shuffled and sorted every delivery with its message's columns: this
-   query's full build over 1.1 M messages took 10.4-11.9 s of CPU against 14.0-14.8 s
+   query's full build over 1.1 M messages took 10.5-12.6 s of CPU against 13.8-16.2 s
    (README, Benchmarks). #}
 unkept_or_doubled_events as (
 
