@@ -172,6 +172,17 @@ def lineage_filter(row: dict[str, Any]) -> str:
     )
 
 
+def staged_with_kept_flag(row: dict[str, Any], kept: str) -> str:
+    """Staging's rows as the accounting reads them, with the flag of `row` (its message and
+    `row_index`) set by `kept`, an expression of `is_first_delivery` and `is_row`."""
+    is_row = f"({lineage_filter(row)} and row_index = {row['row_index']})"
+    return (
+        "select event_id, event_kind, op, source_format, source_file, source_position, "
+        f"loaded_at, row_index, {kept.format(is_row=is_row)} as is_first_delivery "
+        f"from {INTERMEDIATE}.int_cdc__staged_events"
+    )
+
+
 def test_a_change_no_delivery_keeps_is_caught(probe: Any, cursor: Any) -> None:
     # A row of a message of several row-changes, none of them delivered twice, whose event no
     # other delivery carries (a file landed twice has every event twice: not a victim). The
@@ -196,12 +207,7 @@ def test_a_change_no_delivery_keeps_is_caught(probe: Any, cursor: Any) -> None:
         limit 1
         """,
     )[0]
-    staged = f"{INTERMEDIATE}.int_cdc__staged_events"
-    unkept = (
-        "select event_id, event_kind, op, source_format, source_file, source_position, "
-        f"loaded_at, row_index, is_first_delivery and not ({lineage_filter(victim)} "
-        f"and row_index = {victim['row_index']}) as is_first_delivery from {staged}"
-    )
+    unkept = staged_with_kept_flag(victim, "is_first_delivery and not {is_row}")
     flagged = probe({"int_cdc__staged_events": unkept})
     assert [message_of(row) for row in flagged] == [message_of(victim)]
     assert flagged[0]["unaccounted_rows"] == 1
@@ -232,11 +238,7 @@ def test_a_change_two_deliveries_keep_is_caught(probe: Any, cursor: Any) -> None
         f"select {lineage} from {staged} "
         f"where event_id = '{victim['event_id']}' and is_first_delivery",
     )[0]
-    doubled = (
-        "select event_id, event_kind, op, source_format, source_file, source_position, "
-        f"loaded_at, row_index, is_first_delivery or ({lineage_filter(victim)} "
-        f"and row_index = {victim['row_index']}) as is_first_delivery from {staged}"
-    )
+    doubled = staged_with_kept_flag(victim, "is_first_delivery or {is_row}")
     flagged = probe({"int_cdc__staged_events": doubled})
     assert sorted(message_of(row) for row in flagged) == sorted(
         [message_of(victim), message_of(kept)]
