@@ -19,9 +19,10 @@
     {%- if base_rows is none -%}
         {{ return('true') }}
     {%- endif -%}
-    {%- set pending = versions_counted_since(
+    {%- set counted = versions_counted_since(
         history_delta_relation(), table_property(this, 'cdc_lake.generation')
     ) -%}
+    {%- set pending = counted.versions if counted is not none else none -%}
     {%- if pending is none -%}
         {%- set generations = partition_generations(this) -%}
         {%- if not generations -%}

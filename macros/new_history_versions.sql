@@ -3,9 +3,9 @@
    statement: `condition`, which selects them (macro load_times_condition: `false` when there
    are none); `low` and `high`, the lowest and highest `primary_key` among them as SQL string
    expressions (none when no version has a key, or a key is longer than 1,024 characters);
-   `count`, how many they are; and, of all the versions, whether any is a truncate or a
-   partial change (`truncates`, `partial_changes`: macro version_kind_counts). The general
-   answer while dbt parses and in the SQL linter. See _macros.yml. #}
+   `count`, how many they are, and of them how many are truncates and partial changes
+   (`new_truncates`, `new_partial_changes`: macro history_delta_kinds adds what came
+   before). The general answer while dbt parses and in the SQL linter. See _macros.yml. #}
 {% macro new_history_versions(relation, after, max_loads=1000) -%}
     {%- if not execute -%}
         {{ return({
@@ -13,8 +13,8 @@
             'low': none,
             'high': none,
             'count': 0,
-            'truncates': true,
-            'partial_changes': true,
+            'new_truncates': 0,
+            'new_partial_changes': 0,
         }) }}
     {%- endif -%}
     {%- set probe_sql -%}
@@ -24,7 +24,8 @@
             new_versions.high_key,
             new_versions.longest_key,
             new_versions.version_count,
-            {{ version_kind_counts(relation) }}
+            new_versions.truncate_count,
+            new_versions.partial_count
         from (
             select
                 array_join(cast(slice(
@@ -33,9 +34,15 @@
                 base64(cast(min(touched_key) as binary)) as low_key,
                 base64(cast(max(touched_key) as binary)) as high_key,
                 coalesce(max(length(touched_key)), 0) as longest_key,
-                count(*) as version_count
+                count(*) as version_count,
+                count_if(op = 'truncate') as truncate_count,
+                count_if(is_partial) as partial_count
             from (
-                select loaded_at, case when op != 'truncate' then primary_key end as touched_key
+                select
+                    loaded_at,
+                    op,
+                    is_partial,
+                    case when op != 'truncate' then primary_key end as touched_key
                 from {{ relation }}
                 where loaded_at > {{ after }}
             ) as versions
@@ -50,7 +57,7 @@
         'low': "cast(unbase64('" ~ found[1] ~ "') as string)" if has_range else none,
         'high': "cast(unbase64('" ~ found[2] ~ "') as string)" if has_range else none,
         'count': found[4] | int,
-        'truncates': found[5] > 0,
-        'partial_changes': found[6] > 0,
+        'new_truncates': found[5] | int,
+        'new_partial_changes': found[6] | int,
     }) }}
 {%- endmacro %}

@@ -1,16 +1,28 @@
 {# Post-hook of `int_cdc__row_history_base`: after a run that rebuilt it, stores its row count
    and its generation as its table properties `cdc_lake.row_count` and `cdc_lake.generation`
    (one query, answered from parquet footers and partition values), which macro
-   history_compaction_due reads from the metastore rather than counting the table. Nothing
-   after a run that wrote nothing. #}
+   history_compaction_due reads from the metastore rather than counting the table; and, as
+   the run's query states them (macro version_kinds_note), whether the versions it folded
+   hold a truncate or a partial change (`cdc_lake.truncates`, `cdc_lake.partial_changes`),
+   which macro history_delta_kinds reads. Nothing after a run that wrote nothing. #}
 {% macro record_history_base_size(relation) -%}
     {%- if execute and not is_writing_nothing(relation) -%}
         {%- set size = run_query(
             'select count(*), max(generation) from ' ~ relation
         ).rows[0] -%}
-        alter table {{ relation }} set tblproperties (
-            'cdc_lake.row_count' = '{{ size[0] }}',
-            'cdc_lake.generation' = '{{ size[1] or 0 }}'
-        )
+        {%- set kinds = modules.re.search(
+            '/\\* cdc_lake\\.version_kinds: truncates (true|false); '
+            ~ 'partial changes (true|false) \\*/',
+            model.compiled_code or ''
+        ) -%}
+        {%- set recorded = [
+            "'cdc_lake.row_count' = '" ~ size[0] ~ "'",
+            "'cdc_lake.generation' = '" ~ (size[1] or 0) ~ "'",
+        ] -%}
+        {%- if kinds -%}
+            {%- do recorded.append("'cdc_lake.truncates' = '" ~ kinds.group(1) ~ "'") -%}
+            {%- do recorded.append("'cdc_lake.partial_changes' = '" ~ kinds.group(2) ~ "'") -%}
+        {%- endif %}
+        alter table {{ relation }} set tblproperties ({{ recorded | join(', ') }})
     {%- endif -%}
 {%- endmacro %}

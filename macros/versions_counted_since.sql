@@ -1,7 +1,9 @@
-{# The count of row versions loaded since the base's generation `base_generation` that the
-   history delta `relation` holds in its table properties (stored by its post-hook
-   record_versions_since_base), from dbt's relation cache: none when it holds no count, or
-   one counted against another generation (the base was rebuilt since). #}
+{# What the history delta `relation` holds in its table properties (stored by its post-hook
+   record_versions_since_base) of the row versions loaded since the base's generation
+   `base_generation`, from dbt's relation cache: `{'versions': N, 'truncates': T,
+   'partial_changes': P}`, a kind none where the delta kept no count of it (built before it
+   did); none when it holds no count, or one counted against another generation (the base
+   was rebuilt since). #}
 {% macro versions_counted_since(relation, base_generation) -%}
     {%- set counted_since = table_property(relation, 'cdc_lake.base_generation') -%}
     {%- set counted = table_property(relation, 'cdc_lake.versions_since_base') -%}
@@ -9,5 +11,10 @@
         or (counted_since | int) != (base_generation | int) -%}
         {{ return(none) }}
     {%- endif -%}
-    {{ return(counted | int) }}
+    {%- set kinds = {'versions': counted | int} -%}
+    {%- for kind in ['truncates', 'partial_changes'] -%}
+        {%- set value = table_property(relation, 'cdc_lake.' ~ kind ~ '_since_base') -%}
+        {%- do kinds.update({kind: value | int if value is not none else none}) -%}
+    {%- endfor -%}
+    {{ return(kinds) }}
 {%- endmacro %}

@@ -1,23 +1,25 @@
-{# A comment for the head of the history delta's query (the calling model): how many row
-   versions have been loaded since the base's generation `base_generation` once the run's
-   `new_count` are in, for the delta's post-hook record_versions_since_base to store. The
-   count its table properties hold (macro versions_counted_since) goes on, unless it was
-   counted against an older base (a compaction since: the delta then holds no generation
-   past the base, and the count starts again); with no count, and delta generations past
-   the base that nobody counted, no comment (macro history_compaction_due then counts).
-   Empty when the properties already say it (nothing new), and while dbt parses. #}
-{% macro versions_since_base_note(new_count, base_generation, own_generations) -%}
-    {%- if not execute -%}
+{# A comment for the head of the history delta's query (the calling model): the row versions
+   loaded since the base's generation `base_generation` once the run's are in, and of them
+   the truncates and the partial changes (`since_base`, macro versions_since_base), for the
+   delta's post-hook record_versions_since_base to store. A kind the delta kept no count of
+   (a delta built before it did) is written as 1 or 0, whether any version at all is of
+   that kind (`kinds`, macro history_delta_kinds, which then asked every version): never
+   fewer than there are, so that a later run does not leave a part out of its fold that it
+   needs. Empty when the properties already say it (they held a count and nothing is new),
+   when nobody counted the delta generations past the base (`since_base` none: macro
+   history_compaction_due then counts them), and while dbt parses. #}
+{% macro versions_since_base_note(since_base, base_generation, kinds) -%}
+    {%- if since_base is none or since_base.recorded and since_base.new_versions == 0 -%}
         {{ return('') }}
     {%- endif -%}
-    {%- set counted = (
-        versions_counted_since(this, base_generation) if is_incremental() else none
-    ) -%}
-    {%- if counted is not none and new_count == 0 -%}
-        {{ return('') }}
-    {%- elif counted is none and own_generations | select('gt', base_generation) | list -%}
-        {{ return('') }}
-    {%- endif -%}
-    {%- set total = new_count + (counted or 0) -%}
-    {{ return('/* cdc_lake.versions_since_base: ' ~ total ~ ' since ' ~ base_generation ~ ' */') }}
+    {%- set counts = [] -%}
+    {%- for kind in ['truncates', 'partial_changes'] -%}
+        {%- do counts.append(
+            since_base[kind] if since_base[kind] is not none else (1 if kinds[kind] else 0)
+        ) -%}
+    {%- endfor -%}
+    {{ return(
+        '/* cdc_lake.versions_since_base: ' ~ since_base.versions ~ ' since ' ~ base_generation
+        ~ '; truncates ' ~ counts[0] ~ '; partial changes ' ~ counts[1] ~ ' */'
+    ) }}
 {%- endmacro %}

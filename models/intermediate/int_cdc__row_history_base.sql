@@ -41,6 +41,8 @@ table_truncates as (
 {#- The versions as a whole decide what the fold needs (probes answered mostly from parquet
     statistics). -#}
 {%- set kinds = history_version_kinds(ref('int_cdc__row_versions')) %}
+{#- Stored by the post-hook record_history_base_size, for the delta's plans. #}
+{{ version_kinds_note(kinds) }}
 {{ fold_row_versions(
     'key_versions',
     'table_truncates',

@@ -19,14 +19,16 @@
 {%- set stored_key_range = 'true' if new_versions.low is none else (
     'primary_key between ' ~ new_versions.low ~ ' and ' ~ new_versions.high
 ) -%}
+{#- The versions loaded since the base, by kind: for the next runs' compaction check and
+    kinds (post-hook record_versions_since_base). -#}
+{%- set since_base = versions_since_base(base_generation, own_generations, new_versions) -%}
 {#- Without a truncate or a partial change, those parts of the query are left out of its
     plan. -#}
-{%- set has_truncates = new_versions.truncates -%}
-{%- set has_partial_changes = new_versions.partial_changes -%}
+{%- set kinds = history_delta_kinds(row_versions_relation, base, base_generation, since_base) -%}
+{%- set has_truncates = kinds.truncates -%}
+{%- set has_partial_changes = kinds.partial_changes -%}
 
-{#- The versions loaded since the base, for the next runs' compaction check (post-hook
-    record_versions_since_base). -#}
-{{ versions_since_base_note(new_versions.count, base_generation, own_generations) }}
+{{ versions_since_base_note(since_base, base_generation, kinds) }}
 
 {#- Nothing new (or everything just compacted into the base): write nothing, without
     planning the fold. -#}

@@ -460,6 +460,20 @@ def fold_parts(target: Path, model: str) -> set[str]:
     return {part for part in FOLD_PARTS if part in sql}
 
 
+def history_fold_parts(cursor: Any, schema: str) -> set[str]:
+    """The optional parts of the fold that the row versions of `schema` call for: the
+    truncate part where any version is a truncate, the column-by-column part where any is a
+    partial change (counted, old versions too)."""
+    truncates, partial_changes = query(
+        cursor,
+        f"""select count_if(op = 'truncate') > 0 as truncates, count_if(is_partial) > 0 as partial
+        from {schema}_intermediate.int_cdc__row_versions""",
+    )[0].values()
+    return {
+        part for part, kind in zip(FOLD_PARTS, (truncates, partial_changes), strict=True) if kind
+    }
+
+
 def executed_statement(target: Path, model: str) -> str:
     """The statement the last dbt run executed for `model`, of intermediate/ or (as
     <folder>/<model>) of another folder of models/ (dbt writes it under run/)."""
@@ -498,6 +512,43 @@ def versions_since_base(cursor: Any, schema: str) -> tuple[tuple[int, int] | Non
     return (recorded, (counted, generation))
 
 
+def recorded_kinds(cursor: Any, schema: str) -> dict[str, tuple[Any, Any]]:
+    """Of the truncates and partial changes: whether the history base's versions hold one,
+    as its post-hook recorded it (table properties cdc_lake.truncates and
+    cdc_lake.partial_changes) and as counted among the versions loaded up to its generation;
+    and how many were loaded since, as the delta's post-hook recorded them
+    (cdc_lake.truncates_since_base, cdc_lake.partial_changes_since_base) and as counted.
+    Macro history_delta_kinds reads them in place of counting every version."""
+    intermediate = f"{schema}_intermediate"
+    base = dict(run(cursor, f"show tblproperties {intermediate}.int_cdc__row_history_base"))
+    delta = dict(run(cursor, f"show tblproperties {intermediate}.int_cdc__row_history_delta"))
+    generation = base.get("cdc_lake.generation")
+    counted = query(
+        cursor,
+        f"""
+        select
+            count_if(op = 'truncate' and loaded_at <= timestamp_micros({generation})) > 0
+                as base_truncates,
+            count_if(is_partial and loaded_at <= timestamp_micros({generation})) > 0
+                as base_partial_changes,
+            count_if(op = 'truncate' and loaded_at > timestamp_micros({generation}))
+                as truncates_since_base,
+            count_if(is_partial and loaded_at > timestamp_micros({generation}))
+                as partial_changes_since_base
+        from {intermediate}.int_cdc__row_versions""",
+    )[0]
+    recorded = {
+        "base_truncates": base.get("cdc_lake.truncates"),
+        "base_partial_changes": base.get("cdc_lake.partial_changes"),
+        "truncates_since_base": delta.get("cdc_lake.truncates_since_base"),
+        "partial_changes_since_base": delta.get("cdc_lake.partial_changes_since_base"),
+    }
+    return {
+        kind: (recorded[kind], str(value).lower() if isinstance(value, bool) else str(value))
+        for kind, value in counted.items()
+    }
+
+
 def compact_by_size(cursor: Any, name: str, formats: list[str]) -> dict[str, Any]:
     """A run with nothing new and var cdc_lake_compaction_ratio 0, so that any version
     since the base makes the compaction due: the rows before and after it, and the
@@ -521,6 +572,7 @@ def run_batches(
     base and each delta were planned with, and the delta's rows after the last batch."""
     snapshots = []
     delta_parts = []
+    history_parts = []
     delta_key_ranges = []
     named_loads = []
     delta = f"{name}_batches_intermediate.int_cdc__row_history_delta"
@@ -535,6 +587,7 @@ def run_batches(
                 first_base_parts = fold_parts(target, "int_cdc__row_history_base")
             else:
                 delta_parts.append(fold_parts(target, "int_cdc__row_history_delta"))
+                history_parts.append(history_fold_parts(cursor, f"{name}_batches"))
                 statement = executed_statement(target, "int_cdc__row_history_delta")
                 delta_key_ranges.append(STORED_KEY_RANGE in statement)
                 named_loads.append(
@@ -553,6 +606,7 @@ def run_batches(
         "delta_rows": scalar(cursor, f"select count(*) from {delta}"),
         "recorded_base_rows": recorded,
         "delta_parts": delta_parts,
+        "history_parts": history_parts,
         "delta_key_ranges": delta_key_ranges,
         "named_loads": named_loads,
         "first_base_parts": first_base_parts,
@@ -604,6 +658,7 @@ def run_pipelines(cursor: Any, files: list[dict[str, Path]], work: Path) -> dict
             model: executed_statement(target, model) for model in IDLE_MODELS + IDLE_STAGING
         }
         counted_since_base = versions_since_base(cursor, f"{name}_batches")
+        kinds = recorded_kinds(cursor, f"{name}_batches")
         size_compaction = compact_by_size(cursor, name, formats)
     with environment(f"{name}_raw_full", f"{name}_full", work / f"target-{name}-full"):
         start_pipeline(cursor, dbt_vars({}, formats))
@@ -619,6 +674,7 @@ def run_pipelines(cursor: Any, files: list[dict[str, Path]], work: Path) -> dict
         "idle_statements": idle_statements,
         "idle_messages": idle_messages,
         "versions_since_base": counted_since_base,
+        "recorded_kinds": kinds,
         "size_compaction": size_compaction,
         "full": full,
         "base_parts": base_parts,
@@ -736,8 +792,9 @@ def test_new_history_versions_holds_every_touched_key_and_kind(
     key of the new versions only, truncates (no key) left out, exact whatever a key's
     characters (a key is message content: the SQL carries it as base64), and none when no new
     version has a key or a key is over 1,024 characters, so that the delta then reads every
-    stored row. The condition names the new loads; the kinds are of every version, old ones
-    too (a late change may be folded with an old truncate)."""
+    stored row. The condition names the new loads; the truncates and partial changes counted
+    are the new versions' only (macro history_delta_kinds adds what the base and the
+    delta recorded of the older ones)."""
     tricky = '["it\'s \u2713 ); drop"]'
     literal = "'" + tricky.replace("'", "\\'") + "'"
     found = new_versions(
@@ -751,19 +808,20 @@ def test_new_history_versions_holds_every_touched_key_and_kind(
     assert found["condition"].startswith(
         "loaded_at in (timestamp_micros(11), timestamp_micros(12), timestamp_micros(2534"
     )
-    assert found["truncates"] and found["partial_changes"]
+    assert (found["count"], found["new_truncates"], found["new_partial_changes"]) == (4, 1, 0)
     only_truncate = new_versions("('truncate', null, false, 11)", tmp_path, cursor)
     assert (only_truncate["low"], only_truncate["high"]) == (None, None)
-    assert only_truncate["truncates"] and not only_truncate["partial_changes"]
+    assert (only_truncate["new_truncates"], only_truncate["new_partial_changes"]) == (1, 0)
     long_key = new_versions(
         "('update', repeat('k', 1025), false, 11), ('insert', 'a', false, 11)", tmp_path, cursor
     )
     assert (long_key["low"], long_key["high"]) == (None, None)
-    assert not long_key["truncates"]
+    assert long_key["new_truncates"] == 0
     exact = new_versions("('update', repeat('k', 1024), false, 11)", tmp_path, cursor)
     assert exact["low"] == "k" * 1024
     nothing_new = new_versions("('insert', 'a', true, 10)", tmp_path, cursor)
-    assert nothing_new["condition"] == "false" and nothing_new["partial_changes"]
+    assert nothing_new["condition"] == "false" and nothing_new["count"] == 0
+    assert nothing_new["new_partial_changes"] == 0
 
 
 LOADS = (
@@ -926,6 +984,23 @@ def test_the_delta_keeps_the_count_of_versions_since_the_base(
     assert recorded == counted
     recorded, counted = generated_pipelines["size_compaction"]["versions_since_base"]
     assert recorded == counted == (0, counted[1])
+
+
+def test_the_history_keeps_which_kinds_of_version_it_holds(
+    generated_pipelines: dict[str, Any],
+) -> None:
+    """Each delta is planned with the parts of the fold its versions call for, old versions
+    too, though no run after the first counts every version: the base records whether the
+    versions it folded hold a truncate or a partial change, and the delta how many of each
+    were loaded since (both as counted); the stream has both, in its first batch and after
+    the compaction."""
+    assert generated_pipelines["delta_parts"] == generated_pipelines["history_parts"]
+    assert generated_pipelines["history_parts"][-1] == set(FOLD_PARTS)
+    kinds = generated_pipelines["recorded_kinds"]
+    assert all(recorded == counted for recorded, counted in kinds.values()), kinds
+    assert kinds["base_truncates"][1] == kinds["base_partial_changes"][1] == "true"
+    assert int(kinds["truncates_since_base"][1]) > 0
+    assert int(kinds["partial_changes_since_base"][1]) > 0
 
 
 @pytest.mark.parametrize(
