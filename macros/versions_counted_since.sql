@@ -11,10 +11,10 @@
         or (counted_since | int) != (base_generation | int) -%}
         {{ return(none) }}
     {%- endif -%}
-    {%- set kinds = {'versions': counted | int} -%}
+    {%- set counts = {'versions': counted | int} -%}
     {%- for kind in ['truncates', 'partial_changes'] -%}
         {%- set value = table_property(relation, 'cdc_lake.' ~ kind ~ '_since_base') -%}
-        {%- do kinds.update({kind: value | int if value is not none else none}) -%}
+        {%- do counts.update({kind: value | int if value is not none else none}) -%}
     {%- endfor -%}
-    {{ return(kinds) }}
+    {{ return(counts) }}
 {%- endmacro %}

@@ -817,8 +817,9 @@ def test_new_history_versions_holds_every_touched_key_and_kind(
     )
     assert (long_key["low"], long_key["high"]) == (None, None)
     assert long_key["new_truncates"] == 0
-    exact = new_versions("('update', repeat('k', 1024), false, 11)", tmp_path, cursor)
+    exact = new_versions("('update', repeat('k', 1024), true, 11)", tmp_path, cursor)
     assert exact["low"] == "k" * 1024
+    assert (exact["new_truncates"], exact["new_partial_changes"]) == (0, 1)
     nothing_new = new_versions("('insert', 'a', true, 10)", tmp_path, cursor)
     assert nothing_new["condition"] == "false" and nothing_new["count"] == 0
     assert nothing_new["new_partial_changes"] == 0
