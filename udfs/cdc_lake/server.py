@@ -118,8 +118,13 @@ def spark_conf(config: ServerConfig) -> dict[str, str]:
         # generated most of them again, and the JIT compiled the new classes: about 220
         # classes loaded and 450 unloaded per 1% run at 1 M messages, 100 and none with room
         # for them, and 5-10% less of the server's CPU per run (README, Benchmarks).
+        # The JVM's temporary directory is the home's too: Hive's session state puts what a
+        # session downloads (`<uuid>_resources`), its scratch space and HiveServer2 each
+        # statement's log (`<user>/operation_logs`) under it, and with the system's /tmp every
+        # server start left a directory there that no `cdc-lake stop` removed.
         "spark.driver.extraJavaOptions": (
             f"-Dderby.system.home={home} -Dderby.language.statementCacheSize={DERBY_STATEMENTS}"
+            f" -Djava.io.tmpdir={home / 'tmp'}"
         ),
         # Hive classes pyspark's jars lack (hive_stubs.py says why); run_foreground writes them.
         "spark.driver.extraClassPath": str(config.hive_stubs_dir),
@@ -337,7 +342,8 @@ def run_foreground(config: ServerConfig) -> None:
     find_java()
     if port_in_use(config.host, config.port):
         raise ServerError(_port_taken_message(config))
-    config.home.mkdir(parents=True, exist_ok=True)
+    # The JVM's temporary directory (spark_conf) must exist before the JVM starts.
+    (config.home / "tmp").mkdir(parents=True, exist_ok=True)
     write_stub_classes(config.hive_stubs_dir)
     config.scheduler_pools_file.write_text(SCHEDULER_POOLS)
     # The Python workers that run the UDFs must use this interpreter (it has the package).

@@ -46,6 +46,21 @@ def test_hives_function_registry_initialises(spark_server: server.ServerConfig) 
     assert loaded == "class org.apache.hadoop.hive.ql.exec.FunctionRegistry"
 
 
+def test_the_server_keeps_its_temporary_files_in_its_home(
+    spark_server: server.ServerConfig,
+) -> None:
+    """Hive's session state (`<uuid>_resources`) and HiveServer2's statement logs go under the
+    JVM's temporary directory; under the system's /tmp they outlived every server."""
+    with connect(spark_server.host, spark_server.port) as cursor:
+        [[temporary]] = run(
+            cursor, "select reflect('java.lang.System', 'getProperty', 'java.io.tmpdir')"
+        )
+    home_tmp = spark_server.home.resolve() / "tmp"
+    assert Path(temporary) == home_tmp
+    assert list(home_tmp.glob("*_resources")), f"no Hive session resources in {home_tmp}"
+    assert list(home_tmp.glob("*/operation_logs")), f"no statement logs in {home_tmp}"
+
+
 def test_a_second_serve_on_the_same_home_is_refused(spark_server: server.ServerConfig) -> None:
     done = cdc_lake("serve", "--home", str(spark_server.home), "--port", str(spark_server.port))
     assert done.returncode == 1
