@@ -77,6 +77,12 @@ class ServerConfig:
         return self.home.resolve() / "hive-stubs"
 
     @property
+    def tmp_dir(self) -> Path:
+        """Scratch space of the server's JVM: Spark's local directory and the JVM's temporary
+        directory (spark_conf), created before the JVM starts (run_foreground)."""
+        return self.home.resolve() / "tmp"
+
+    @property
     def scheduler_pools_file(self) -> Path:
         """Spark's fair scheduler allocation file (SCHEDULER_POOLS)."""
         return self.home.resolve() / "scheduler-pools.xml"
@@ -124,11 +130,11 @@ def spark_conf(config: ServerConfig) -> dict[str, str]:
         # server start left a directory there that no `cdc-lake stop` removed.
         "spark.driver.extraJavaOptions": (
             f"-Dderby.system.home={home} -Dderby.language.statementCacheSize={DERBY_STATEMENTS}"
-            f" -Djava.io.tmpdir={home / 'tmp'}"
+            f" -Djava.io.tmpdir={config.tmp_dir}"
         ),
         # Hive classes pyspark's jars lack (hive_stubs.py says why); run_foreground writes them.
         "spark.driver.extraClassPath": str(config.hive_stubs_dir),
-        "spark.local.dir": str(home / "tmp"),
+        "spark.local.dir": str(config.tmp_dir),
         "spark.hadoop.hive.server2.thrift.bind.host": config.host,
         "spark.hadoop.hive.server2.thrift.port": str(config.port),
         # One session for every connection: UDFs registered here are visible to dbt.
@@ -343,7 +349,7 @@ def run_foreground(config: ServerConfig) -> None:
     if port_in_use(config.host, config.port):
         raise ServerError(_port_taken_message(config))
     # The JVM's temporary directory (spark_conf) must exist before the JVM starts.
-    (config.home / "tmp").mkdir(parents=True, exist_ok=True)
+    config.tmp_dir.mkdir(parents=True, exist_ok=True)
     write_stub_classes(config.hive_stubs_dir)
     config.scheduler_pools_file.write_text(SCHEDULER_POOLS)
     # The Python workers that run the UDFs must use this interpreter (it has the package).
