@@ -16,15 +16,17 @@ home, free port; one at a time) and, in that one run:
   planner and the queries' generated code while it works, a fifth to a third of a 1 M build, a
   cost a server that keeps running pays once, as the floor's warm-up is; the second is the
   ratios' full build, so that each ratio compares two runs on a warm server), the floor
-  three more times (the ratio takes their median: one run moves by a fifth), then `--runs`
-  + 1 times loads 1% more messages of the same stream and times an incremental `dbt run`
-  (the first is printed, not in the ratios, for the same reason: it plans and compiles
-  every incremental query for the first time; the others are the run a
-  deployment repeats, and the ratio takes their median, since one run here moves by a tenth;
-  each prints the query classes the server compiled during it, from the driver's metrics),
-  then a `dbt run` with nothing new, and prints full/floor, incremental/full and
-  the nothing-new seconds against the issue's targets, plus the files and partitions of the
-  partitioned models;
+  three more times (the ratio takes their median: one run moves by a fifth), then
+  `--warmups` + `--runs` times loads 1% more messages of the same stream and times an
+  incremental `dbt run` (the first `--warmups` are printed, not in the ratios, for the same
+  reason: the first plans and compiles every incremental query for the first time, and the
+  JVM's compilers go on compiling the incremental paths for some five runs after a full
+  build, 3.2-7.9 s of each of those runs' CPU against 1.4-3.6 s from the sixth run on at
+  1 M messages; the others are the run a deployment repeats, and the ratio takes their
+  median, since one run here moves by a tenth; each prints the query classes the server
+  compiled during it, from the driver's metrics), then a `dbt run` with nothing new, and
+  prints full/floor, incremental/full and the nothing-new seconds against the issue's
+  targets, plus the files and partitions of the partitioned models;
   hot: one Huawei DRS DDS (MongoDB) document inserted, then updated `--hot-updates` times by a
   `$set` of one field, and the full build that folds them.
 
@@ -599,6 +601,7 @@ class Options:
     seed: int
     formats: list[str] | None
     check: bool
+    warmups: int
     runs: int
     conf: dict[str, str]
 
@@ -654,7 +657,13 @@ def canal_workload(name: str, options: Options, directory: Path, cursor: Any) ->
         line("", f"{compiled_classes(directory / 'metrics') - compiled} query classes compiled")
         return seconds
 
-    figures.first_incremental = incremental_run("first incremental run (warm-up)")
+    warmups = [
+        incremental_run(f"warm-up incremental run {n}/{options.warmups}")
+        for n in range(1, 1 + options.warmups)
+    ]
+    figures.first_incremental = warmups[0] if warmups else None
+    if warmups:
+        line("warm-up runs", f"{', '.join(f'{s:.1f}' for s in warmups)} s (not in the ratios)")
     runs = [
         incremental_run(f"(e) incremental run {n}/{options.runs}")
         for n in range(1, 1 + options.runs)
@@ -807,10 +816,17 @@ def main(argv: list[str] | None = None) -> None:
         "--check", action="store_true", help="compare live rows with the simulated database"
     )
     parser.add_argument(
+        "--warmups",
+        type=int,
+        default=5,
+        help="incremental runs before the measured ones, printed, not in the ratios (the JVM "
+        "still compiles the incremental paths)",
+    )
+    parser.add_argument(
         "--runs",
         type=int,
         default=3,
-        help="incremental runs measured after the warm-up one; the ratio takes their median",
+        help="incremental runs measured after the warm-up ones; the ratio takes their median",
     )
     parser.add_argument("--workdir", type=Path, default=None, help="kept; default: temporary")
     parser.add_argument(
@@ -833,6 +849,7 @@ def main(argv: list[str] | None = None) -> None:
         seed=args.seed,
         formats=args.formats,
         check=args.check,
+        warmups=args.warmups,
         runs=args.runs,
         conf=dict(args.conf),
     )
