@@ -471,6 +471,11 @@ def dbt(label: str, formats: Sequence[str], *args: str) -> float:
     return seconds
 
 
+def seconds_list(seconds: Sequence[float]) -> str:
+    """Each run's seconds, as the bench lists the runs beside the median taken of them."""
+    return ", ".join(f"{value:.1f}" for value in seconds)
+
+
 def scalar(cursor: Any, statement: str) -> Any:
     return run(cursor, statement)[0][0]
 
@@ -641,7 +646,7 @@ def canal_workload(name: str, options: Options, directory: Path, cursor: Any) ->
         floor(cursor, history_rows, f"(c) floor {n}/{FLOOR_RUNS}") for n in range(1, 1 + FLOOR_RUNS)
     ]
     figures.floor = statistics.median(floors)
-    line("(c) floor, median", f"{figures.floor:9.1f} s of {', '.join(f'{s:.1f}' for s in floors)}")
+    line("(c) floor, median", f"{figures.floor:9.1f} s of {seconds_list(floors)}")
 
     batch = max(1, options.messages // 100)
 
@@ -663,14 +668,14 @@ def canal_workload(name: str, options: Options, directory: Path, cursor: Any) ->
     ]
     figures.first_incremental = warmups[0] if warmups else None
     if warmups:
-        line("warm-up runs", f"{', '.join(f'{s:.1f}' for s in warmups)} s (not in the ratios)")
+        line("warm-up runs", f"{seconds_list(warmups)} s (not in the ratios)")
     runs = [
         incremental_run(f"(e) incremental run {n}/{options.runs}")
         for n in range(1, 1 + options.runs)
     ]
     figures.incremental = statistics.median(runs)
     if options.runs > 1:
-        line("(e) median", f"{figures.incremental:9.1f} s of {', '.join(f'{s:.1f}' for s in runs)}")
+        line("(e) median", f"{figures.incremental:9.1f} s of {seconds_list(runs)}")
     started = time.time()
     figures.idle = dbt("(f) run with nothing new", formats, "run")
     print_files(cursor, written_since=started)
