@@ -226,6 +226,16 @@ def spark_conf(config: ServerConfig) -> dict[str, str]:
         defaults["spark.sql.adaptive.coalescePartitions.minPartitionNum"] = defaults[
             "spark.sql.files.minPartitionNum"
         ]
+        # Parquet reads a file's pages as asynchronous "vectored" reads, for stores where a
+        # read waits on the network. A local master reads this machine's files, which gain
+        # nothing from it, and Java starts a new thread for each such read where its common
+        # fork-join pool has one worker (two cores or fewer: some 1,900 threads a 1% run,
+        # HISTORY stop 66). The history delta's read of the stored versions of a run's keys
+        # (a few pages of each of 14-17 files) spent 0.8-1.1 s against 0.25-0.38 s with
+        # plain reads. 1 M `time`, one server, six pairs of 1% runs alternating: 7.3-8.3 s
+        # (median 8.0 s) against 8.2-9.5 s (8.6 s), each pair shorter without (README,
+        # Benchmarks). A user's --conf wins, e.g. for a warehouse in object storage.
+        defaults["spark.hadoop.parquet.hadoop.vectored.io.enabled"] = "false"
         # One JVM does all the work here, in batches nobody waits on mid-way, so the
         # throughput collector: G1's concurrent marking and remembered sets cost CPU that a
         # 2-core server's queries need. 1.8 M messages, one server per collector, one after

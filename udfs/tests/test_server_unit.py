@@ -193,6 +193,29 @@ def test_other_masters_keep_sparks_scan_split(tmp_path: Path, master: str) -> No
     assert "spark.sql.adaptive.coalescePartitions.minPartitionNum" not in conf
 
 
+@pytest.mark.parametrize("master", ["local", "local[2]", "local[*]"])
+def test_local_masters_read_parquet_pages_without_vectored_reads(
+    tmp_path: Path, master: str
+) -> None:
+    """Each vectored read of a local file ran on a thread of its own on two cores."""
+    conf = spark_conf(ServerConfig(home=tmp_path, master=master))
+    assert conf["spark.hadoop.parquet.hadoop.vectored.io.enabled"] == "false"
+    own = spark_conf(
+        ServerConfig(
+            home=tmp_path,
+            master=master,
+            conf={"spark.hadoop.parquet.hadoop.vectored.io.enabled": "true"},
+        )
+    )
+    assert own["spark.hadoop.parquet.hadoop.vectored.io.enabled"] == "true"
+
+
+@pytest.mark.parametrize("master", ["spark://head:7077", "yarn"])
+def test_cluster_masters_keep_parquets_vectored_reads(tmp_path: Path, master: str) -> None:
+    conf = spark_conf(ServerConfig(home=tmp_path, master=master))
+    assert "spark.hadoop.parquet.hadoop.vectored.io.enabled" not in conf
+
+
 # --- port_in_use -----------------------------------------------------------------------------
 
 
