@@ -140,6 +140,8 @@ def test_conf_overrides_win(tmp_path: Path) -> None:
         "spark.sql.session.timeZone": "Asia/Shanghai",
         "spark.sql.shuffle.partitions": "200",
         "spark.executor.memory": "2g",
+        # A local master's default, e.g. for a warehouse in object storage.
+        "spark.hadoop.parquet.hadoop.vectored.io.enabled": "true",
     }
     conf = spark_conf(ServerConfig(home=tmp_path, conf=overrides))
     assert conf | overrides == conf
@@ -186,11 +188,14 @@ def test_local_scans_and_shuffles_are_cut_into_four_tasks_per_core(
 
 
 @pytest.mark.parametrize("master", ["spark://head:7077", "yarn", "local[x]", "local-cluster"])
-def test_other_masters_keep_sparks_scan_split(tmp_path: Path, master: str) -> None:
+def test_other_masters_keep_sparks_scan_split_and_parquets_reads(
+    tmp_path: Path, master: str
+) -> None:
     assert local_cores(master) is None
     conf = spark_conf(ServerConfig(home=tmp_path, master=master))
     assert "spark.sql.files.minPartitionNum" not in conf
     assert "spark.sql.adaptive.coalescePartitions.minPartitionNum" not in conf
+    assert "spark.hadoop.parquet.hadoop.vectored.io.enabled" not in conf
 
 
 @pytest.mark.parametrize("master", ["local", "local[2]", "local[*]"])
@@ -200,20 +205,6 @@ def test_local_masters_read_parquet_pages_without_vectored_reads(
     """Each vectored read of a local file ran on a thread of its own on two cores."""
     conf = spark_conf(ServerConfig(home=tmp_path, master=master))
     assert conf["spark.hadoop.parquet.hadoop.vectored.io.enabled"] == "false"
-    own = spark_conf(
-        ServerConfig(
-            home=tmp_path,
-            master=master,
-            conf={"spark.hadoop.parquet.hadoop.vectored.io.enabled": "true"},
-        )
-    )
-    assert own["spark.hadoop.parquet.hadoop.vectored.io.enabled"] == "true"
-
-
-@pytest.mark.parametrize("master", ["spark://head:7077", "yarn"])
-def test_cluster_masters_keep_parquets_vectored_reads(tmp_path: Path, master: str) -> None:
-    conf = spark_conf(ServerConfig(home=tmp_path, master=master))
-    assert "spark.hadoop.parquet.hadoop.vectored.io.enabled" not in conf
 
 
 # --- port_in_use -----------------------------------------------------------------------------
