@@ -1,19 +1,15 @@
 {# The statement of an incremental run (see _macros.yml): inserts into (or overwrites the
    partitions of) `target_relation` the rows of the model's own SQL, matched to the table's
-   columns by name; no insert at all when that SQL is macro writes_nothing. #}
+   columns by name. #}
 {% macro incremental_insert_sql(target_relation, overwrite) -%}
-    {%- if is_writing_nothing(target_relation) %}
-    select 1 where false
-    {%- else %}
-        {%- if overwrite %}
+    {%- if overwrite %}
     insert overwrite table {{ target_relation }}
     {{ partition_cols(label='partition') }}
-        {%- else %}
+    {%- else %}
     insert into table {{ target_relation }}
-        {%- endif %}
+    {%- endif %}
     by name
     select * from (
         {{ compiled_code }}
     ) as model_rows
-    {%- endif %}
 {%- endmacro %}

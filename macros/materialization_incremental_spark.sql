@@ -1,0 +1,49 @@
+{# Overrides dbt-spark's incremental materialization (see _macros.yml): a first or
+   --full-refresh run creates the table as dbt-spark does; an incremental run issues its
+   insert (macro incremental_insert_sql) and no temporary view of the model's query, and a
+   run whose model writes nothing (macro writes_nothing) issues no statement at all. #}
+{% materialization incremental, adapter='spark' -%}
+    {%- set strategy = config.get('incremental_strategy') or 'append' -%}
+    {%- set on_schema_change = config.get('on_schema_change') or 'ignore' -%}
+    {%- if strategy not in ['append', 'insert_overwrite']
+        or on_schema_change not in ['ignore', 'fail'] -%}
+        {{ exceptions.raise_compiler_error(
+            "Model '" ~ model.unique_id ~ "': cdc-lake's incremental materialization takes"
+            ~ " incremental_strategy append or insert_overwrite (parquet has no merge) and"
+            ~ " on_schema_change ignore or fail (its insert by name fails on a changed column"
+            ~ " list), not '" ~ strategy ~ "' and '" ~ on_schema_change ~ "'"
+        ) }}
+    {%- endif -%}
+    {%- set existing = load_relation(this) -%}
+    {%- if existing is none or existing.is_view or should_full_refresh() -%}
+        {{ run_hooks(pre_hooks) }}
+        {%- if existing is not none -%}
+            {{ adapter.drop_relation(existing) }}
+        {%- endif -%}
+        {%- call statement('main') -%}
+            {{ create_table_as(false, this, sql) }}
+        {%- endcall -%}
+        {% do persist_constraints(this, model) %}
+    {%- elif is_writing_nothing(this) -%}
+        {{ run_hooks(pre_hooks) }}
+        {%- call noop_statement('main', 'OK (nothing new)') -%}
+            {{ sql }}
+        {%- endcall -%}
+    {%- else -%}
+        {#- An overwrite replaces only the partitions it writes (dynamic mode), whatever the
+            server's default: in static mode it would first empty every partition. -#}
+        {%- if strategy == 'insert_overwrite' and config.get('partition_by') -%}
+            {%- call statement() -%}
+                set spark.sql.sources.partitionOverwriteMode = DYNAMIC
+            {%- endcall -%}
+        {%- endif -%}
+        {{ run_hooks(pre_hooks) }}
+        {%- call statement('main') -%}
+            {{ incremental_insert_sql(this, overwrite=strategy == 'insert_overwrite') }}
+        {%- endcall -%}
+    {%- endif -%}
+    {% do apply_grants(this, config.get('grants'), should_revoke(existing, should_full_refresh())) %}
+    {% do persist_docs(this, model) %}
+    {{ run_hooks(post_hooks) }}
+    {{ return({'relations': [this]}) }}
+{%- endmaterialization %}
