@@ -15,8 +15,8 @@
         ) }}
     {%- endif -%}
     {%- set existing = load_relation(this) -%}
+    {{ run_hooks(pre_hooks) }}
     {%- if existing is none or existing.is_view or should_full_refresh() -%}
-        {{ run_hooks(pre_hooks) }}
         {%- if existing is not none -%}
             {{ adapter.drop_relation(existing) }}
         {%- endif -%}
@@ -25,7 +25,6 @@
         {%- endcall -%}
         {% do persist_constraints(this, model) %}
     {%- elif is_writing_nothing(this) -%}
-        {{ run_hooks(pre_hooks) }}
         {%- call noop_statement('main', 'OK (nothing new)') -%}
             {{ sql }}
         {%- endcall -%}
@@ -37,12 +36,12 @@
                 set spark.sql.sources.partitionOverwriteMode = DYNAMIC
             {%- endcall -%}
         {%- endif -%}
-        {{ run_hooks(pre_hooks) }}
         {%- call statement('main') -%}
             {{ incremental_insert_sql(this, overwrite=strategy == 'insert_overwrite') }}
         {%- endcall -%}
     {%- endif -%}
-    {% do apply_grants(this, config.get('grants'), should_revoke(existing, should_full_refresh())) %}
+    {%- set revoke = should_revoke(existing, should_full_refresh()) -%}
+    {% do apply_grants(this, config.get('grants'), revoke) %}
     {% do persist_docs(this, model) %}
     {{ run_hooks(post_hooks) }}
     {{ return({'relations': [this]}) }}
