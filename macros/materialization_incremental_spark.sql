@@ -17,12 +17,7 @@
     {%- set existing = load_relation(this) -%}
     {{ run_hooks(pre_hooks) }}
     {%- if existing is none or existing.is_view or should_full_refresh() -%}
-        {%- if existing is not none -%}
-            {{ adapter.drop_relation(existing) }}
-        {%- endif -%}
-        {%- call statement('main') -%}
-            {{ create_table_as(false, this, sql) }}
-        {%- endcall -%}
+        {% do replace_table_as(existing, this, sql) %}
         {% do persist_constraints(this, model) %}
     {%- elif is_writing_nothing(this) -%}
         {%- call noop_statement('main', 'OK (nothing new)') -%}

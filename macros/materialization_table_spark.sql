@@ -20,12 +20,7 @@
             {{ sql }}
         {%- endcall -%}
     {%- else -%}
-        {%- if existing is not none -%}
-            {{ adapter.drop_relation(existing) }}
-        {%- endif -%}
-        {%- call statement('main') -%}
-            {{ create_table_as(false, target, sql) }}
-        {%- endcall -%}
+        {% do replace_table_as(existing, target, sql) %}
         {%- if signature is not none -%}
             {%- call statement('record_signature') -%}
                 alter table {{ target }}
