@@ -44,6 +44,15 @@ MARTS = ["--select", "+cdc_current_state", "+cdc_table_schemas", "+cdc_sync_prog
 DELTAS_ONLY = {"cdc_lake_compaction_ratio": 1000}
 COMPACT = {"cdc_lake_compaction_ratio": 1000, "cdc_lake_compact": True}
 COMPACT_AFTER_BATCH = 1
+# Appended tables of both pipelines (macro compact_appended_table rewrites them as a few
+# files), as (schema suffix, table).
+APPENDED = (
+    ("staging", "stg_dataworks__json"),
+    ("intermediate", "int_cdc__row_versions"),
+    ("intermediate", "int_cdc__message_accounting"),
+)
+# The DataWorks pipeline's batches rewrite an appended table every second run that appends.
+REWRITE_EVERY_SECOND = {"cdc_lake_compaction_appends": 2}
 # The DataWorks table alone: no truncate and no partial change, so the history's fold leaves
 # those parts out of its plan (macro history_version_kinds); it must come to the same rows.
 PLAIN_FORMATS = ["dataworks_json"]
@@ -549,6 +558,22 @@ def recorded_kinds(cursor: Any, schema: str) -> dict[str, tuple[Any, Any]]:
     }
 
 
+def appended_tables(cursor: Any, schema: str) -> dict[str, tuple[int, int, str | None]]:
+    """Each appended table's rows, files and count of the runs that appended to it since it
+    was last rewritten (table property cdc_lake.appends_since_compaction)."""
+    state = {}
+    for suffix, table in APPENDED:
+        name = f"{schema}_{suffix}.{table}"
+        rows, files = run(
+            cursor, f"select count(*), count(distinct _metadata.file_path) from {name}"
+        )[0]
+        appends = dict(run(cursor, f"show tblproperties {name}")).get(
+            "cdc_lake.appends_since_compaction"
+        )
+        state[table] = (rows, files, appends)
+    return state
+
+
 def compact_by_size(cursor: Any, name: str, formats: list[str]) -> dict[str, Any]:
     """A run with nothing new and var cdc_lake_compaction_ratio 0, so that any version
     since the base makes the compaction due: the rows before and after it, and the
@@ -565,12 +590,19 @@ def compact_by_size(cursor: Any, name: str, formats: list[str]) -> dict[str, Any
 
 
 def run_batches(
-    cursor: Any, files: list[dict[str, Path]], work: Path, name: str, formats: list[str]
+    cursor: Any,
+    files: list[dict[str, Path]],
+    work: Path,
+    name: str,
+    formats: list[str],
+    batch_vars: dict[str, Any] = DELTAS_ONLY,
 ) -> dict[str, Any]:
-    """The batches run one by one (schema <name>_batches), with a compaction after batch
-    COMPACT_AFTER_BATCH: the snapshots taken after each run, the fold parts the first run's
-    base and each delta were planned with, and the delta's rows after the last batch."""
+    """The batches run one by one (schema <name>_batches, `batch_vars`), with a compaction
+    after batch COMPACT_AFTER_BATCH: the snapshots taken after each run, the fold parts the
+    first run's base and each delta were planned with, the appended tables after each run
+    (the compaction's run among them), and the delta's rows after the last batch."""
     snapshots = []
+    appended = []
     delta_parts = []
     history_parts = []
     delta_key_ranges = []
@@ -578,11 +610,12 @@ def run_batches(
     delta = f"{name}_batches_intermediate.int_cdc__row_history_delta"
     target = work / f"target-{name}-batches"
     with environment(f"{name}_raw_batches", f"{name}_batches", target):
-        start_pipeline(cursor, dbt_vars(DELTAS_ONLY, formats))
+        start_pipeline(cursor, dbt_vars(batch_vars, formats))
         for number, batch_files in enumerate(files):
             load_batch(cursor, batch_files, formats)
-            dbt_run("run", *MARTS, *dbt_vars(DELTAS_ONLY, formats))
+            dbt_run("run", *MARTS, *dbt_vars(batch_vars, formats))
             snapshots.append(snapshot(cursor, f"{name}_batches"))
+            appended.append(appended_tables(cursor, f"{name}_batches"))
             if number == 0:
                 first_base_parts = fold_parts(target, "int_cdc__row_history_base")
             else:
@@ -598,10 +631,12 @@ def run_batches(
             if number == COMPACT_AFTER_BATCH:
                 dbt_run("run", *MARTS, *dbt_vars(COMPACT, formats))  # nothing new, compacted
                 compacted = snapshot(cursor, f"{name}_batches")
+                appended.append(appended_tables(cursor, f"{name}_batches"))
                 assert scalar(cursor, f"select count(*) from {delta}") == 0
                 recorded = [base_row_counts(cursor, f"{name}_batches")]
     return {
         "batch_snapshots": snapshots,
+        "appended": appended,
         "compacted": compacted,
         "delta_rows": scalar(cursor, f"select count(*) from {delta}"),
         "recorded_base_rows": recorded,
@@ -702,7 +737,12 @@ def plain_pipelines(spark_server: Any, generated_stream: dict[str, Any]) -> dict
     """The DataWorks table of the same stream alone, batch by batch."""
     with connect(spark_server.host, spark_server.port) as cursor:
         batched = run_batches(
-            cursor, generated_stream["files"], generated_stream["work"], "plain", PLAIN_FORMATS
+            cursor,
+            generated_stream["files"],
+            generated_stream["work"],
+            "plain",
+            PLAIN_FORMATS,
+            DELTAS_ONLY | REWRITE_EVERY_SECOND,
         )
         # As a delta built before it kept the count: macro history_compaction_due counts.
         delta = "plain_batches_intermediate.int_cdc__row_history_delta"
@@ -957,6 +997,39 @@ def test_compaction_changes_no_row_and_later_deltas_build_on_it(
     before = generated_pipelines["batch_snapshots"][COMPACT_AFTER_BATCH]
     assert generated_pipelines["compacted"] == before
     assert generated_pipelines["delta_rows"] > 0
+
+
+def test_a_forced_compaction_rewrites_each_appended_table_as_a_few_files(
+    generated_pipelines: dict[str, Any],
+) -> None:
+    """Var cdc_lake_compact also rewrites the appended tables (macro compact_appended_table),
+    though the run appends nothing: the same rows in no more files (at most one per shuffle
+    partition), the count of the runs that appended since reset; each run that appends
+    counts one, and the batches after it still end equal to the full refresh (test above)."""
+    after_batches = generated_pipelines["appended"]
+    before, compacted = after_batches[COMPACT_AFTER_BATCH], after_batches[COMPACT_AFTER_BATCH + 1]
+    for table, (rows, files, appends) in before.items():
+        assert appends == str(COMPACT_AFTER_BATCH + 1), table
+        assert compacted[table][0] == rows, table
+        assert compacted[table][1] <= min(files, 8), table
+        assert compacted[table][2] is None, table
+    assert all(appends == "1" for _, _, appends in after_batches[-1].values())
+
+
+def test_an_appended_table_is_rewritten_after_so_many_appending_runs(
+    plain_pipelines: dict[str, Any],
+) -> None:
+    """With var cdc_lake_compaction_appends 2 the DataWorks pipeline's second batch rewrites
+    each appended table as it appends (its count starts again), and the stream still folds
+    to what the full refresh gives (test below)."""
+    counts = [
+        {table: appends for table, (_, _, appends) in state.items()}
+        for state in plain_pipelines["appended"]
+    ]
+    tables = [table for _, table in APPENDED]
+    assert counts == [dict.fromkeys(tables, value) for value in ("1", None, None, "1")]
+    rewritten = plain_pipelines["appended"][1]
+    assert all(files <= 8 for _, files, _ in rewritten.values())
 
 
 def test_the_base_keeps_its_row_count_for_the_compaction_check(
