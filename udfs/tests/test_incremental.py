@@ -21,6 +21,7 @@ import random
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -44,15 +45,15 @@ MARTS = ["--select", "+cdc_current_state", "+cdc_table_schemas", "+cdc_sync_prog
 DELTAS_ONLY = {"cdc_lake_compaction_ratio": 1000}
 COMPACT = {"cdc_lake_compaction_ratio": 1000, "cdc_lake_compact": True}
 COMPACT_AFTER_BATCH = 1
-# Appended tables of both pipelines (macro compact_appended_table rewrites them as a few
-# files), as (schema suffix, table).
+# Appended tables of both pipelines (the incremental materialization rewrites them as a few
+# files: macro compact_appended_table), as (schema suffix, table).
 APPENDED = (
     ("staging", "stg_dataworks__json"),
     ("intermediate", "int_cdc__row_versions"),
     ("intermediate", "int_cdc__message_accounting"),
 )
-# The DataWorks pipeline's batches rewrite an appended table every second run that appends.
-REWRITE_EVERY_SECOND = {"cdc_lake_compaction_appends": 2}
+# The DataWorks pipeline's batches rewrite an appended table at every run that appends.
+REWRITE_EACH_APPEND = {"cdc_lake_compaction_appends": 1}
 # The DataWorks table alone: no truncate and no partial change, so the history's fold leaves
 # those parts out of its plan (macro history_version_kinds); it must come to the same rows.
 PLAIN_FORMATS = ["dataworks_json"]
@@ -558,15 +559,16 @@ def recorded_kinds(cursor: Any, schema: str) -> dict[str, tuple[Any, Any]]:
     }
 
 
-def appended_tables(cursor: Any, schema: str) -> dict[str, tuple[int, int, str | None]]:
+def appended_tables(cursor: Any, schema: str) -> dict[str, tuple[int, frozenset[str], str | None]]:
     """Each appended table's rows, files and count of the runs that appended to it since it
-    was last rewritten (table property cdc_lake.appends_since_compaction)."""
+    was created or last rewritten (table property cdc_lake.appends_since_compaction)."""
     state = {}
     for suffix, table in APPENDED:
         name = f"{schema}_{suffix}.{table}"
-        rows, files = run(
-            cursor, f"select count(*), count(distinct _metadata.file_path) from {name}"
-        )[0]
+        rows = scalar(cursor, f"select count(*) from {name}")
+        files = frozenset(
+            path for (path,) in run(cursor, f"select distinct _metadata.file_path from {name}")
+        )
         appends = dict(run(cursor, f"show tblproperties {name}")).get(
             "cdc_lake.appends_since_compaction"
         )
@@ -742,7 +744,7 @@ def plain_pipelines(spark_server: Any, generated_stream: dict[str, Any]) -> dict
             generated_stream["work"],
             "plain",
             PLAIN_FORMATS,
-            DELTAS_ONLY | REWRITE_EVERY_SECOND,
+            DELTAS_ONLY | REWRITE_EACH_APPEND,
         )
         # As a delta built before it kept the count: macro history_compaction_due counts.
         delta = "plain_batches_intermediate.int_cdc__row_history_delta"
@@ -1003,15 +1005,17 @@ def test_a_forced_compaction_rewrites_each_appended_table_as_a_few_files(
     generated_pipelines: dict[str, Any],
 ) -> None:
     """Var cdc_lake_compact also rewrites the appended tables (macro compact_appended_table),
-    though the run appends nothing: the same rows in no more files (at most one per shuffle
-    partition), the count of the runs that appended since reset; each run that appends
-    counts one, and the batches after it still end equal to the full refresh (test above)."""
+    though the run appends nothing: the same rows in new files, no more of them (at most one
+    per shuffle partition), the count of the runs that appended since reset. Before it, the
+    first batch created each table (no count) and the second appended to it (one); the
+    batch after it counts one again, and still ends equal to the full refresh (test above)."""
     after_batches = generated_pipelines["appended"]
     before, compacted = after_batches[COMPACT_AFTER_BATCH], after_batches[COMPACT_AFTER_BATCH + 1]
     for table, (rows, files, appends) in before.items():
-        assert appends == str(COMPACT_AFTER_BATCH + 1), table
+        assert appends == "1", table
         assert compacted[table][0] == rows, table
-        assert compacted[table][1] <= min(files, 8), table
+        assert not compacted[table][1] & files, table
+        assert len(compacted[table][1]) <= min(len(files), 8), table
         assert compacted[table][2] is None, table
     assert all(appends == "1" for _, _, appends in after_batches[-1].values())
 
@@ -1019,17 +1023,17 @@ def test_a_forced_compaction_rewrites_each_appended_table_as_a_few_files(
 def test_an_appended_table_is_rewritten_after_so_many_appending_runs(
     plain_pipelines: dict[str, Any],
 ) -> None:
-    """With var cdc_lake_compaction_appends 2 the DataWorks pipeline's second batch rewrites
-    each appended table as it appends (its count starts again), and the stream still folds
+    """With var cdc_lake_compaction_appends 1 each DataWorks batch after the first (which
+    creates the tables) rewrites each appended table as it appends: none of the files before
+    it is left, and the count starts again rather than reading one; the stream still folds
     to what the full refresh gives (test below)."""
-    counts = [
-        {table: appends for table, (_, _, appends) in state.items()}
-        for state in plain_pipelines["appended"]
-    ]
-    tables = [table for _, table in APPENDED]
-    assert counts == [dict.fromkeys(tables, value) for value in ("1", None, None, "1")]
-    rewritten = plain_pipelines["appended"][1]
-    assert all(files <= 8 for _, files, _ in rewritten.values())
+    states = plain_pipelines["appended"]
+    for state in states:
+        assert all(appends is None for _, _, appends in state.values()), state
+    for before, after in pairwise(states):
+        for table, (rows, files, _) in after.items():
+            assert files and not files & before[table][1], table
+            assert rows >= before[table][0], table
 
 
 def test_the_base_keeps_its_row_count_for_the_compaction_check(
