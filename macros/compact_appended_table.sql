@@ -10,15 +10,18 @@
         {#- The rows in the order they were loaded, each file a stretch of loads (and so of
             times), as the appended files were: parquet's statistics of a file still let the
             readers of new loads, and staging's look-up of the held rows of a stretch of
-            time, skip the others. The same options as the model's own table. -#}
+            time, skip the others. Every appended model of the project has `loaded_at`; one
+            without it is rewritten in no order. The same options as the model's own table. -#}
         {%- set table = relation.incorporate(type='table') -%}
         {%- set rewritten = table.incorporate(
             path={'identifier': relation.identifier ~ '__compacting'}
         ) -%}
+        {%- set columns = adapter.get_columns_in_relation(table) -%}
+        {%- set order = ' order by loaded_at' if 'loaded_at' in (
+            columns | map(attribute='name') | list
+        ) else '' -%}
         {%- do adapter.drop_relation(rewritten) -%}
-        {%- do run_query(create_table_as(
-            False, rewritten, 'select * from ' ~ relation ~ ' order by loaded_at'
-        )) -%}
+        {%- do run_query(create_table_as(False, rewritten, 'select * from ' ~ relation ~ order)) -%}
         {%- do adapter.drop_relation(table) -%}
         {%- do adapter.rename_relation(rewritten, table) -%}
     {%- elif appended -%}
