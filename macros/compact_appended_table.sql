@@ -1,12 +1,14 @@
 {# Called by the incremental materialization after an incremental run of an appended model:
    counts the runs that appended to `relation` since it was created or last rewritten (table
    property `cdc_lake.appends_since_compaction`, read from dbt's relation cache), and when
-   they reach var `cdc_lake_compaction_appends`, or var `cdc_lake_compact` is true, rewrites
-   the table as a few files instead (see _macros.yml). #}
+   they reach macro appends_between_compactions of the rows it held when last rewritten
+   (property `cdc_lake.rows_at_compaction`), or var `cdc_lake_compact` is true, rewrites the
+   table as a few files instead (see _macros.yml). #}
 {% macro compact_appended_table(relation, appended) -%}
     {%- set held = table_property(relation, 'cdc_lake.appends_since_compaction') -%}
     {%- set appends = (held | int if held else 0) + (1 if appended else 0) -%}
-    {%- if var('cdc_lake_compact') or appends >= var('cdc_lake_compaction_appends') -%}
+    {%- set rows = table_property(relation, 'cdc_lake.rows_at_compaction') -%}
+    {%- if var('cdc_lake_compact') or appends >= appends_between_compactions(rows | int) -%}
         {#- The rows in the order they were loaded, each file a stretch of loads (and so of
             times), as the appended files were: parquet's statistics of a file still let the
             readers of new loads, and staging's look-up of the held rows of a stretch of
@@ -24,6 +26,12 @@
         {%- do run_query(create_table_as(False, rewritten, 'select * from ' ~ relation ~ order)) -%}
         {%- do adapter.drop_relation(table) -%}
         {%- do adapter.rename_relation(rewritten, table) -%}
+        {#- Its rows (parquet's footers count them), for the next rewrite's threshold. -#}
+        {%- set rows = run_query('select count(*) from ' ~ table).columns[0].values()[0] -%}
+        {%- do run_query(
+            'alter table ' ~ table ~ " set tblproperties ("
+            ~ "'cdc_lake.rows_at_compaction' = '" ~ rows ~ "')"
+        ) -%}
     {%- elif appended -%}
         {%- do run_query(
             'alter table ' ~ relation ~ " set tblproperties ("

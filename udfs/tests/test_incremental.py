@@ -559,9 +559,12 @@ def recorded_kinds(cursor: Any, schema: str) -> dict[str, tuple[Any, Any]]:
     }
 
 
-def appended_tables(cursor: Any, schema: str) -> dict[str, tuple[int, frozenset[str], str | None]]:
-    """Each appended table's rows, files and count of the runs that appended to it since it
-    was created or last rewritten (table property cdc_lake.appends_since_compaction)."""
+def appended_tables(
+    cursor: Any, schema: str
+) -> dict[str, tuple[int, frozenset[str], str | None, str | None]]:
+    """Each appended table's rows, files, count of the runs that appended to it since it was
+    created or last rewritten (table property cdc_lake.appends_since_compaction) and rows
+    when last rewritten (cdc_lake.rows_at_compaction)."""
     state = {}
     for suffix, table in APPENDED:
         name = f"{schema}_{suffix}.{table}"
@@ -569,10 +572,13 @@ def appended_tables(cursor: Any, schema: str) -> dict[str, tuple[int, frozenset[
         files = frozenset(
             path for (path,) in run(cursor, f"select distinct _metadata.file_path from {name}")
         )
-        appends = dict(run(cursor, f"show tblproperties {name}")).get(
-            "cdc_lake.appends_since_compaction"
+        properties = dict(run(cursor, f"show tblproperties {name}"))
+        state[table] = (
+            rows,
+            files,
+            properties.get("cdc_lake.appends_since_compaction"),
+            properties.get("cdc_lake.rows_at_compaction"),
         )
-        state[table] = (rows, files, appends)
     return state
 
 
@@ -1011,13 +1017,13 @@ def test_a_forced_compaction_rewrites_each_appended_table_as_a_few_files(
     batch after it counts one again, and still ends equal to the full refresh (test above)."""
     after_batches = generated_pipelines["appended"]
     before, compacted = after_batches[COMPACT_AFTER_BATCH], after_batches[COMPACT_AFTER_BATCH + 1]
-    for table, (rows, files, appends) in before.items():
-        assert appends == "1", table
+    for table, (rows, files, appends, counted) in before.items():
+        assert (appends, counted) == ("1", None), table
         assert compacted[table][0] == rows, table
         assert not compacted[table][1] & files, table
         assert len(compacted[table][1]) <= min(len(files), 8), table
-        assert compacted[table][2] is None, table
-    assert all(appends == "1" for _, _, appends in after_batches[-1].values())
+        assert compacted[table][2:] == (None, str(rows)), table
+    assert all(appends == "1" for _, _, appends, _ in after_batches[-1].values())
 
 
 def test_an_appended_table_is_rewritten_after_so_many_appending_runs(
@@ -1029,11 +1035,24 @@ def test_an_appended_table_is_rewritten_after_so_many_appending_runs(
     to what the full refresh gives (test below)."""
     states = plain_pipelines["appended"]
     for state in states:
-        assert all(appends is None for _, _, appends in state.values()), state
+        assert all(appends is None for _, _, appends, _ in state.values()), state
     for before, after in pairwise(states):
-        for table, (rows, files, _) in after.items():
+        for table, (rows, files, _, counted) in after.items():
             assert files and not files & before[table][1], table
             assert rows >= before[table][0], table
+            assert counted == str(rows), table
+
+
+def test_the_appends_between_compactions_grow_with_the_square_root_of_the_rows(
+    spark_server: Any, tmp_path: Path
+) -> None:
+    """Var cdc_lake_compaction_appends (64) for a table of up to two million rows, then times
+    the square root of its rows over two million, rounded up (macro
+    appends_between_compactions): a rewrite costs about its rows, the files between rewrites
+    cost every read."""
+    rows = [0, 1_500_000, 2_000_000, 8_000_000, 20_000_000, 200_000_000]
+    jinja = ",".join(f"{{{{ appends_between_compactions({n}) }}}}" for n in rows)
+    assert compiled_inline(jinja, tmp_path).split(",") == ["64", "64", "64", "128", "203", "640"]
 
 
 def test_the_base_keeps_its_row_count_for_the_compaction_check(
