@@ -26,16 +26,17 @@
         {%- do run_query(create_table_as(False, rewritten, 'select * from ' ~ relation ~ order)) -%}
         {%- do adapter.drop_relation(table) -%}
         {%- do adapter.rename_relation(rewritten, table) -%}
-        {#- Its rows (parquet's footers count them), for the next rewrite's threshold. -#}
+        {#- Its rows (parquet's footers count them), for the next rewrite's threshold; the
+            new table has no count. -#}
         {%- set rows = run_query('select count(*) from ' ~ table).columns[0].values()[0] -%}
-        {%- do run_query(
-            'alter table ' ~ table ~ " set tblproperties ("
-            ~ "'cdc_lake.rows_at_compaction' = '" ~ rows ~ "')"
-        ) -%}
+        {%- set stored = ('cdc_lake.rows_at_compaction', rows) -%}
     {%- elif appended -%}
+        {%- set stored = ('cdc_lake.appends_since_compaction', appends) -%}
+    {%- endif -%}
+    {%- if stored is defined -%}
         {%- do run_query(
-            'alter table ' ~ relation ~ " set tblproperties ("
-            ~ "'cdc_lake.appends_since_compaction' = '" ~ appends ~ "')"
+            'alter table ' ~ relation ~ " set tblproperties ('"
+            ~ stored[0] ~ "' = '" ~ stored[1] ~ "')"
         ) -%}
     {%- endif -%}
 {%- endmacro %}
