@@ -27,8 +27,11 @@ home, free port; one at a time) and, in that one run:
   compiled during it, from the driver's metrics), then a `dbt run` with nothing new, and
   prints full/floor, incremental/full and the nothing-new seconds against the issue's
   targets, plus the files and partitions of the partitioned models;
-  hot: one Huawei DRS DDS (MongoDB) document inserted, then updated `--hot-updates` times by a
-  `$set` of one field, and the full build that folds them.
+  hot: one Huawei DRS DDS (MongoDB) document inserted, then updated by `$set`s of one field,
+  and the full build that folds them: once for each of `--hot-updates` (20,000 and 100,000),
+  a new server each, then how much longer the history base took for the most updates than
+  for the fewest, against how much more they are (a fold linear in a key's versions grows
+  by at most that; one that re-folds earlier versions at every version, by its square).
 
 After every dbt invocation it prints the twelve slowest models and the CPU time the server
 spent meanwhile (from /proc: its whole process group), with how many of the machine's cores
@@ -40,7 +43,7 @@ compiler threads took: on a young server a large share, which shrinks as the ser
 1 on a mismatch.
 
     .venv/bin/python udfs/benchmarks/bench_pipeline.py --messages 1000000 --check
-    .venv/bin/python udfs/benchmarks/bench_pipeline.py --workload hot --hot-updates 100000
+    .venv/bin/python udfs/benchmarks/bench_pipeline.py --workload hot --hot-updates 20000 100000
 
 Workloads: `random` (5 tables, `--keys` keys picked at random: 60% inserts, 30% updates,
 10% deletes while the key space allows), `time` (5 order tables: mostly inserts of
@@ -64,7 +67,7 @@ import time
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -433,10 +436,15 @@ def proc_stat_fields(stat: Path) -> list[str] | None:
     return [name, *rest.split()]
 
 
-def dbt(label: str, formats: Sequence[str], *args: str) -> float:
+def dbt(
+    label: str,
+    formats: Sequence[str],
+    *args: str,
+    model_seconds: dict[str, float] | None = None,
+) -> float:
     """Invoke dbt in-process (as a user's `dbt` would run it) with the formats var; print its
     time, the server's CPU time meanwhile and its twelve slowest models, since the totals
-    alone do not say where time goes."""
+    alone do not say where time goes. Each model's time goes into `model_seconds` if given."""
     from dbt.cli.main import dbtRunner
 
     command = [
@@ -468,6 +476,8 @@ def dbt(label: str, formats: Sequence[str], *args: str) -> float:
     line("", f"{len(nodes)} nodes, {summed:.1f} s summed over dbt's threads; slowest:")
     for node in sorted(nodes, key=lambda node: -node.execution_time)[:12]:
         line("", f"{node.execution_time:9.1f} s  {node.node.name}")
+    if model_seconds is not None:
+        model_seconds.update((node.node.name, node.execution_time) for node in nodes)
     return seconds
 
 
@@ -584,6 +594,7 @@ class Figures:
     first_incremental: float | None = None
     incremental: float | None = None
     idle: float | None = None
+    fold: float | None = None  # hot: the history base's model in the full build
     check: str = "-"
 
     def ratios(self) -> dict[str, float]:
@@ -601,7 +612,7 @@ class Options:
     messages: int
     keys: int
     tables: int
-    hot_updates: int
+    hot_updates: int  # the one size a hot workload runs (main runs each of --hot-updates)
     files: int
     seed: int
     formats: list[str] | None
@@ -697,7 +708,11 @@ def hot_workload(options: Options, directory: Path, cursor: Any) -> Figures:
     figures = Figures("hot", messages, 0.0, 0.0)
     figures.load = load(cursor, "(a) load the history", "drs_mongo", [path], messages)
     dbt("dbt seed", formats, "seed")
-    figures.full = dbt("(b) full build", formats, "run", "--full-refresh")
+    model_seconds: dict[str, float] = {}
+    figures.full = dbt(
+        "(b) full build", formats, "run", "--full-refresh", model_seconds=model_seconds
+    )
+    figures.fold = model_seconds["int_cdc__row_history_base"]
     line("", f"{figures.full / options.hot_updates * 1e3:9.2f} ms per update")
     if options.check:
         row = scalar(
@@ -719,6 +734,8 @@ def check(actual: int, expected: int) -> str:
 
 def run_workload(name: str, options: Options, workdir: Path) -> Figures:
     """A workload on its own server, so that no other data shares its tables or its cache."""
+    if name == "hot":
+        name = f"hot-{options.hot_updates}"
     directory = workdir / name
     port = free_port()
     os.environ.update(
@@ -738,7 +755,7 @@ def run_workload(name: str, options: Options, workdir: Path) -> Figures:
     with benchmark_server(directory / "home", port, conf) as config, connect(port=port) as cursor:
         server_group = server.read_pid(config)
         try:
-            if name == "hot":
+            if name.startswith("hot"):
                 return hot_workload(options, directory, cursor)
             return canal_workload(name, options, directory, cursor)
         finally:
@@ -793,6 +810,16 @@ def summary(results: list[Figures]) -> None:
     print("\n== summary (targets: full/floor <= 10, incr/full <= 0.15, idle <= 20 s)")
     for row in rows:
         print("  ".join(text.rjust(width) for text, width in zip(row, widths, strict=True)))
+    hot = [figures for figures in results if figures.fold is not None]
+    if len(hot) > 1:
+        small, large = min(hot, key=lambda f: f.messages), max(hot, key=lambda f: f.messages)
+        grown = large.messages / small.messages
+        print(
+            f"hot key's fold (the history base's model, a cold server each): "
+            f"{small.messages:,} -> {large.messages:,} messages (x{grown:.1f}), "
+            f"{small.fold:.1f} -> {large.fold:.1f} s (x{large.fold / small.fold:.1f}; "
+            f"linear in the versions: at most x{grown:.1f}, quadratic: x{grown**2:.0f})"
+        )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -807,7 +834,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--messages", type=int, default=1_000_000, help="canal history size")
     parser.add_argument("--keys", type=int, default=100_000, help="key space of random/tables")
     parser.add_argument("--tables", type=int, default=500, help="source tables of `tables`")
-    parser.add_argument("--hot-updates", type=int, default=20_000, help="updates of `hot`")
+    parser.add_argument(
+        "--hot-updates",
+        type=int,
+        nargs="+",
+        default=[20_000, 100_000],
+        help="updates of `hot`, a server each: the fold's time must grow no faster than they",
+    )
     parser.add_argument("--files", type=int, default=10, help="files the history is written as")
     parser.add_argument("--seed", type=int, default=10, help="seed of the simulated streams")
     parser.add_argument(
@@ -849,7 +882,7 @@ def main(argv: list[str] | None = None) -> None:
         messages=args.messages,
         keys=args.keys,
         tables=args.tables,
-        hot_updates=args.hot_updates,
+        hot_updates=args.hot_updates[0],
         files=args.files,
         seed=args.seed,
         formats=args.formats,
@@ -863,8 +896,10 @@ def main(argv: list[str] | None = None) -> None:
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="cdc-lake-bench-pipeline-"))
     workdir.mkdir(parents=True, exist_ok=True)
+    sizes = {name: [options] for name in names}
+    sizes["hot"] = [replace(options, hot_updates=n) for n in args.hot_updates]
     try:
-        results = [run_workload(name, options, workdir) for name in names]
+        results = [run_workload(name, sized, workdir) for name in names for sized in sizes[name]]
     finally:
         if args.workdir is None:
             shutil.rmtree(workdir, ignore_errors=True)
