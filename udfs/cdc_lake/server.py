@@ -83,6 +83,16 @@ class ServerConfig:
         return self.home.resolve() / "tmp"
 
     @property
+    def metastore_dir(self) -> Path:
+        """The server's own metastore, a Derby database (spark_conf)."""
+        return self.home.resolve() / "metastore_db"
+
+    @property
+    def created_at_file(self) -> Path:
+        """The directory the home's metastore was created in (check_home)."""
+        return self.home.resolve() / "created-at"
+
+    @property
     def scheduler_pools_file(self) -> Path:
         """Spark's fair scheduler allocation file (SCHEDULER_POOLS)."""
         return self.home.resolve() / "scheduler-pools.xml"
@@ -116,7 +126,7 @@ def spark_conf(config: ServerConfig) -> dict[str, str]:
         "spark.sql.catalogImplementation": "hive",
         "spark.sql.warehouse.dir": str(home / "warehouse"),
         "spark.hadoop.javax.jdo.option.ConnectionURL": (
-            f"jdbc:derby:;databaseName={home / 'metastore_db'};create=true"
+            f"jdbc:derby:;databaseName={config.metastore_dir};create=true"
         ),
         # The metastore's embedded Derby compiles each distinct SQL statement it is sent into
         # a Java class and keeps 100 of them. A dbt run sends it more (DataNucleus' lookups of
@@ -344,6 +354,33 @@ def read_pid(config: ServerConfig) -> int | None:
     return pid
 
 
+def check_home(config: ServerConfig) -> None:
+    """Refuse a home copied or moved from another directory, before anything starts.
+
+    Its metastore keeps every database's and table's location as an absolute path in the
+    directory it was created in: a server on a copy would read and write the original's
+    tables, and one on a moved home would not find its own. The metastore client pyspark
+    ships cannot move a database, so the home records where its metastore was created
+    (`created-at`) and is served only there. A home whose metastore predates the record,
+    or is gone, gets it now. Not checked with a metastore or warehouse of the user's
+    (`--conf`): their locations are the user's to manage.
+    """
+    if OUTSIDE_METASTORE_KEYS & config.conf.keys() or "spark.sql.warehouse.dir" in config.conf:
+        return
+    here = str(config.home.resolve())
+    if config.metastore_dir.exists() and config.created_at_file.exists():
+        created_at = config.created_at_file.read_text(encoding="utf-8").strip()
+        if created_at != here:
+            raise ServerError(
+                f"this home's metastore was created in {created_at} and keeps its tables "
+                f"there: a server on {here} would read and write those. Serve that home, "
+                "move this one back, or start a new home and load the landing files again"
+            )
+        return
+    config.home.mkdir(parents=True, exist_ok=True)
+    config.created_at_file.write_text(f"{here}\n", encoding="utf-8")
+
+
 def check_security(config: ServerConfig) -> str:
     """Refuse an exposed server without authentication (auth.check_exposure) before anything
     starts; return the keystore's password ('' without TLS)."""
@@ -355,6 +392,7 @@ def check_security(config: ServerConfig) -> str:
 def run_foreground(config: ServerConfig) -> None:
     """Start Spark and the Thrift server in this process and serve until SIGTERM/SIGINT."""
     keystore_password = check_security(config)
+    check_home(config)
     find_java()
     if port_in_use(config.host, config.port):
         raise ServerError(_port_taken_message(config))
@@ -442,6 +480,7 @@ def start_background(config: ServerConfig, timeout_s: float = START_TIMEOUT_S) -
         )
     if port_in_use(config.host, config.port):
         raise ServerError(_port_taken_message(config))
+    check_home(config)
     config.home.mkdir(parents=True, exist_ok=True)
     command = [sys.executable, "-m", "cdc_lake.cli", "serve", "--foreground"]
     command += ["--home", str(config.home), "--host", config.host, "--port", str(config.port)]

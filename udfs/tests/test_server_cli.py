@@ -61,6 +61,14 @@ def test_the_server_keeps_its_temporary_files_in_its_home(
     assert list(home_tmp.glob("*/operation_logs")), f"no statement logs in {home_tmp}"
 
 
+def test_the_home_records_where_its_metastore_was_created(
+    spark_server: server.ServerConfig,
+) -> None:
+    """What a copy or a move of the home is told apart by (server.check_home)."""
+    assert spark_server.metastore_dir.is_dir()
+    assert spark_server.created_at_file.read_text() == f"{spark_server.home.resolve()}\n"
+
+
 def test_a_second_serve_on_the_same_home_is_refused(spark_server: server.ServerConfig) -> None:
     done = cdc_lake("serve", "--home", str(spark_server.home), "--port", str(spark_server.port))
     assert done.returncode == 1

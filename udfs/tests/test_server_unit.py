@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,6 +26,7 @@ from cdc_lake.server import (
     SCHEDULER_POOLS,
     ServerConfig,
     ServerError,
+    check_home,
     find_java,
     last_error_line,
     local_cores,
@@ -339,6 +342,92 @@ def test_exited_unreaped_child_is_not_running(tmp_path: Path) -> None:
         assert read_pid(config) is None
     finally:
         child.wait()
+
+
+# --- check_home ------------------------------------------------------------------------------
+
+
+def made_home(home: Path) -> ServerConfig:
+    """A home as a first server start leaves it: its record, and a metastore (Derby's folder
+    stands for it: check_home looks only at whether it exists)."""
+    config = ServerConfig(home=home)
+    check_home(config)
+    config.metastore_dir.mkdir()
+    return config
+
+
+def test_a_new_home_records_where_its_metastore_is_created(tmp_path: Path) -> None:
+    config = made_home(tmp_path / "home")
+    assert config.created_at_file.read_text() == f"{(tmp_path / 'home').resolve()}\n"
+    check_home(config)  # served where it was created: no error
+
+
+@pytest.mark.parametrize("move", [shutil.copytree, shutil.move])
+def test_a_copied_or_moved_home_is_refused(tmp_path: Path, move: Any) -> None:
+    """Its metastore places every table in the original directory: a server on the copy would
+    write there, one on a moved home would find nothing of its own."""
+    made_home(tmp_path / "home")
+    move(tmp_path / "home", tmp_path / "other")
+    with pytest.raises(ServerError) as refused:
+        check_home(ServerConfig(home=tmp_path / "other"))
+    assert str(refused.value) == (
+        f"this home's metastore was created in {(tmp_path / 'home').resolve()} and keeps its "
+        f"tables there: a server on {(tmp_path / 'other').resolve()} would read and write "
+        "those. Serve that home, move this one back, or start a new home and load the landing "
+        "files again"
+    )
+
+
+def test_a_home_whose_metastore_is_gone_records_its_new_place(tmp_path: Path) -> None:
+    made_home(tmp_path / "home")
+    shutil.move(tmp_path / "home", tmp_path / "other")
+    config = ServerConfig(home=tmp_path / "other")
+    shutil.rmtree(config.metastore_dir)
+    check_home(config)
+    assert config.created_at_file.read_text() == f"{(tmp_path / 'other').resolve()}\n"
+
+
+def test_a_metastore_older_than_the_record_gets_one(tmp_path: Path) -> None:
+    config = ServerConfig(home=tmp_path)
+    config.metastore_dir.mkdir()
+    check_home(config)
+    assert config.created_at_file.read_text() == f"{tmp_path.resolve()}\n"
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "spark.hadoop.javax.jdo.option.ConnectionURL",
+        "spark.hadoop.hive.metastore.uris",
+        "spark.sql.warehouse.dir",
+    ],
+)
+def test_a_users_metastore_or_warehouse_is_not_checked(tmp_path: Path, key: str) -> None:
+    made_home(tmp_path / "home")
+    shutil.copytree(tmp_path / "home", tmp_path / "other")
+    config = ServerConfig(home=tmp_path / "other", conf={key: "theirs"})
+    check_home(config)
+    assert config.created_at_file.read_text() == f"{(tmp_path / 'home').resolve()}\n"
+
+
+def test_serving_a_copied_home_is_a_one_line_error(tmp_path: Path) -> None:
+    """Before Java starts: nothing is written to the original home's tables."""
+    made_home(tmp_path / "home")
+    shutil.copytree(tmp_path / "home", tmp_path / "other")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    other = str(tmp_path / "other")
+    done = subprocess.run(
+        [sys.executable, "-m", "cdc_lake.cli", "serve", "--home", other, "--port", str(port)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1
+    assert done.stderr.startswith("cdc-lake: error: this home's metastore was created in ")
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "other" / "server.log").exists()
 
 
 # --- cli -------------------------------------------------------------------------------------
