@@ -177,7 +177,13 @@ fold_segmented_versions as (
 
 ),
 
-{# Per segment: whether it holds partial changes. #}
+{# Per segment: whether it holds partial changes, and the distinct column lists of its
+   versions (each list sorted, so that a list differs only by its columns). A partial
+   version flattens them into its probes' columns: a segment's versions mostly write the
+   same few lists (a counter's field, a status), so that is linear in its versions. A
+   list of every version's list, flattened at every version, was quadratic in a hot key's
+   versions (one key with 20,000 partial changes: the history base's full build 78.4 s
+   against 15 s; README, Benchmarks). #}
 fold_positioned_versions as (
 
     select
@@ -186,18 +192,24 @@ fold_positioned_versions as (
             partition by table_key, primary_key, is_effective, segment_number
             order by ordering_key, event_id
         ) as segment_position,
-        max(is_partial) over (
-            partition by table_key, primary_key, is_effective, segment_number
-        ) as segment_has_partial
+        max(is_partial) over segment_versions as segment_has_partial,
+        collect_set(array_sort(array_distinct(concat(
+            map_keys(coalesce(before_row, cast(map() as map<string, string>))),  -- noqa: LT01
+            map_keys(coalesce(after_row, cast(map() as map<string, string>))),  -- noqa: LT01
+            coalesce(unset_columns, cast(array() as array<string>))  -- noqa: LT01
+        )))) over segment_versions as segment_column_lists
 
     from fold_segmented_versions
+    window segment_versions as (
+        partition by table_key, primary_key, is_effective, segment_number
+    )
 
 ),
 
 {# Every column write of a segment with partial changes, in the order the fold applies
    them: position in the segment, then opening image (0), before image (1), after image (2),
-   unset (3); and a mark (4) after each partial version's writes, where its probes go. #}
-fold_version_writes as (
+   unset (3); and a probe (4) of every segment column after each partial version's writes. #}
+fold_column_writes as (
 
     select
         table_key,
@@ -270,56 +282,18 @@ fold_version_writes as (
             end,
             case
                 when is_partial
-                    then array(named_struct(
-                        'write_order', 4, 'column_name', cast(null as string),
-                        'column_value', cast(null as string), 'is_unset', false
-                    ))
+                    then transform(
+                        array_distinct(flatten(segment_column_lists)),
+                        column_name -> named_struct(
+                            'write_order', 4, 'column_name', column_name,
+                            'column_value', cast(null as string), 'is_unset', false
+                        )
+                    )
                 else {{ no_writes }}
             end
         )
-    ) version_writes as write_order, column_name, column_value, is_unset
+    ) column_writes as write_order, column_name, column_value, is_unset
     where is_effective and segment_has_partial
-
-),
-
-{# Each partial version's mark becomes a probe of every column its segment writes. The set
-   is collected over the segment's column writes, once per segment. Collected over its
-   versions as a list of each version's columns, it had to be flattened and made distinct
-   again at every version: quadratic in a hot key's versions (one key with 20,000 partial
-   changes: the history base's full build 78.4 s, 15.0 s this way; README, Benchmarks). #}
-fold_column_writes as (
-
-    select
-        table_key,
-        primary_key,
-        segment_number,
-        segment_position,
-        column_write.*
-
-    from (
-        select
-            *,
-            collect_set(column_name) over (
-                partition by table_key, primary_key, segment_number
-            ) as segment_columns
-        from fold_version_writes
-    ) as segment_writes
-    lateral view inline(
-        case
-            when write_order = 4
-                then transform(
-                    segment_columns,
-                    segment_column -> named_struct(
-                        'write_order', 4, 'column_name', segment_column,
-                        'column_value', cast(null as string), 'is_unset', false
-                    )
-                )
-            else array(named_struct(
-                'write_order', write_order, 'column_name', column_name,
-                'column_value', column_value, 'is_unset', is_unset
-            ))
-        end
-    ) column_write
 
 ),
 
