@@ -180,10 +180,11 @@ fold_segmented_versions as (
 {# Per segment: whether it holds partial changes, and the distinct column lists of its
    versions (each list sorted, so that a list differs only by its columns). A partial
    version flattens them into its probes' columns: a segment's versions mostly write the
-   same few lists (a counter's field, a status), so that is linear in its versions. A
+   same few lists (a counter's field, a status), so that is linear in its versions; only
+   versions that each write a new combination of columns would make it grow faster. A
    list of every version's list, flattened at every version, was quadratic in a hot key's
    versions (one key with 20,000 partial changes: the history base's full build 78.4 s
-   against 15 s; README, Benchmarks). #}
+   against 13.3 s; README, Benchmarks). #}
 fold_positioned_versions as (
 
     select
