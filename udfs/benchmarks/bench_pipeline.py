@@ -606,7 +606,7 @@ class Figures:
     first_incremental: float | None = None
     incremental: float | None = None
     idle: float | None = None
-    fold: float | None = None  # hot: the history base's model in the full build
+    fold: float | None = None  # hot, documents: the history base's model in the full build
     check: str = "-"
 
     def ratios(self) -> dict[str, float]:
@@ -762,12 +762,11 @@ def check(actual: int, expected: int) -> str:
 
 
 def run_workload(name: str, options: Options, workdir: Path) -> Figures:
-    """A workload on its own server, so that no other data shares its tables or its cache."""
-    if name == "hot":
-        name = f"hot-{options.hot_updates}"
-    if name == "documents":
-        name = f"documents-{options.documents}"
-    directory = workdir / name
+    """A workload on its own server, so that no other data shares its tables or its cache.
+    The Mongo workloads' directories are named by their size: `hot` runs several."""
+    sizes = {"hot": options.hot_updates, "documents": options.documents}
+    label = f"{name}-{sizes[name]}" if name in sizes else name
+    directory = workdir / label
     port = free_port()
     os.environ.update(
         {
@@ -776,7 +775,7 @@ def run_workload(name: str, options: Options, workdir: Path) -> Figures:
             "DBT_LOG_PATH": str(directory / "logs"),
         }
     )
-    print(f"\n== workload {name}", flush=True)
+    print(f"\n== workload {label}", flush=True)
     metrics = directory / "metrics"
     metrics.mkdir(parents=True, exist_ok=True)
     conf = (
@@ -786,9 +785,9 @@ def run_workload(name: str, options: Options, workdir: Path) -> Figures:
     with benchmark_server(directory / "home", port, conf) as config, connect(port=port) as cursor:
         server_group = server.read_pid(config)
         try:
-            if name.startswith("hot"):
+            if name == "hot":
                 return documents_workload("hot", 1, options.hot_updates, options, directory, cursor)
-            if name.startswith("documents"):
+            if name == "documents":
                 return documents_workload(
                     "documents", options.documents, DOCUMENT_UPDATES, options, directory, cursor
                 )
