@@ -118,6 +118,12 @@ OUTSIDE_METASTORE_KEYS = frozenset(
 )
 
 
+def owns_metastore(config: ServerConfig) -> bool:
+    """Whether the metastore is the home's own Derby database: no `--conf` points the server at
+    one that other processes may write."""
+    return not OUTSIDE_METASTORE_KEYS & config.conf.keys()
+
+
 def spark_conf(config: ServerConfig) -> dict[str, str]:
     """Spark settings of the embedded server; `--conf` values override every default."""
     home = config.home.resolve()
@@ -266,7 +272,7 @@ def spark_conf(config: ServerConfig) -> dict[str, str]:
         # 14.0 s against 15.7 s, full builds 75.4 s against 87.4 s (README, Benchmarks).
         # A user's own thresholds come later in the options, and the JVM takes the last.
         defaults["spark.driver.extraJavaOptions"] += " " + " ".join(LOCAL_C2_THRESHOLDS)
-    if not OUTSIDE_METASTORE_KEYS & config.conf.keys():
+    if owns_metastore(config):
         # The metastore is this JVM's own Derby database, which no other process writes, so
         # DataNucleus may keep the objects it reads (tables, storage descriptors, columns)
         # between statements instead of fetching each again from Derby: every table a
@@ -365,7 +371,7 @@ def check_home(config: ServerConfig) -> None:
     or is gone, gets it now. Not checked with a metastore or warehouse of the user's
     (`--conf`): their locations are the user's to manage.
     """
-    if OUTSIDE_METASTORE_KEYS & config.conf.keys() or "spark.sql.warehouse.dir" in config.conf:
+    if not owns_metastore(config) or "spark.sql.warehouse.dir" in config.conf:
         return
     here = str(config.home.resolve())
     if config.metastore_dir.exists() and config.created_at_file.exists():
