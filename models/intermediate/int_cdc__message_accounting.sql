@@ -63,10 +63,14 @@ all_staged_events as (
 
 ),
 
+{# The new staged rows, read by five parts of the query: on an incremental run computed once
+   (macro computed_once), not scanned again by each (a 1% run's query at 1 M messages, alone:
+   1.14 s against 1.54 s); a full build's every staged row is read faster five times from
+   parquet than stored once more for the readers (8.1 s against 10.9 s). #}
 staged_events as (
 
     select * from all_staged_events
-    where {{ new_loads }}
+    where {{ new_loads }}{% if is_incremental() %} and {{ computed_once() }}{% endif %}
 
 ),
 
