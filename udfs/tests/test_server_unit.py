@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import free_port
 
 from cdc_lake import cli
 from cdc_lake.server import (
@@ -414,12 +415,9 @@ def test_serving_a_copied_home_is_a_one_line_error(tmp_path: Path) -> None:
     """Before Java starts: nothing is written to the original home's tables."""
     made_home(tmp_path / "home")
     shutil.copytree(tmp_path / "home", tmp_path / "other")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    other = str(tmp_path / "other")
+    other, port = str(tmp_path / "other"), str(free_port())
     done = subprocess.run(
-        [sys.executable, "-m", "cdc_lake.cli", "serve", "--home", other, "--port", str(port)],
+        [sys.executable, "-m", "cdc_lake.cli", "serve", "--home", other, "--port", port],
         capture_output=True,
         text=True,
         timeout=120,
