@@ -604,8 +604,8 @@ def compiled_classes(metrics: Path) -> int:
 
 @dataclass
 class Compaction:
-    """A 1% run that also pays one of the compactions, and how many 1% runs of this size come
-    between two of them."""
+    """A 1% run that also pays one of the compactions (its seconds), and how many 1% runs of
+    this size go from one such compaction to the next (`every`)."""
 
     seconds: float
     every: int
@@ -638,9 +638,10 @@ class Figures:
         }
 
     def amortized_incremental(self) -> float | None:
-        """A 1% run with each compaction's cost beyond a 1% run spread over the runs between
-        two of it: what a deployment's runs cost on average, at most (an appended table of
-        over two million rows is rewritten less often than the bound counts)."""
+        """The median 1% run plus, for each compaction, what its run costs beyond a 1% run over
+        the runs from one such compaction to the next: what a deployment's runs cost on
+        average, at most (an appended table of over two million rows is rewritten less often
+        than the bound counts)."""
         if not self.compactions or self.incremental is None:
             return None
         return self.incremental + sum(
