@@ -709,10 +709,7 @@ def canal_workload(name: str, options: Options, directory: Path, cursor: Any) ->
 
     def incremental_run(label: str) -> float:
         """Load 1% more messages of the stream, then time a `dbt run`."""
-        shutil.rmtree(directory / "batch", ignore_errors=True)
-        stream.write(directory / "batch", batch, 1)
-        line("small load", f"{batch:,} messages (1%), {stream.describe()}")
-        load(cursor, "(d) load 1% more", "canal_json", [directory / "batch"], batch)
+        load_next_batch(cursor, directory, stream, batch)
         started, compiled = time.time(), compiled_classes(directory / "metrics")
         seconds = dbt(label, formats, "run")
         print_files(cursor, written_since=started)
@@ -751,6 +748,14 @@ def canal_workload(name: str, options: Options, directory: Path, cursor: Any) ->
     if options.check:
         figures.check = check(live_rows(cursor), stream.live_keys)
     return figures
+
+
+def load_next_batch(cursor: Any, directory: Path, stream: CanalStream, batch: int) -> None:
+    """Write the stream's next `batch` messages (1% of the history) and load them."""
+    shutil.rmtree(directory / "batch", ignore_errors=True)
+    stream.write(directory / "batch", batch, 1)
+    line("small load", f"{batch:,} messages (1%), {stream.describe()}")
+    load(cursor, "(d) load 1% more", "canal_json", [directory / "batch"], batch)
 
 
 def compaction_runs(
@@ -793,9 +798,7 @@ def compaction_runs(
             f"at the latest every {appends_every} runs (var cdc_lake_compaction_appends)",
         ),
     ):
-        shutil.rmtree(directory / "batch", ignore_errors=True)
-        stream.write(directory / "batch", batch, 1)
-        load(cursor, "(d) load 1% more", "canal_json", [directory / "batch"], batch)
+        load_next_batch(cursor, directory, stream, batch)
         compactions.append(Compaction(dbt(label, formats, "run", extra_vars=extra_vars), every))
         line("", interval)
     return compactions
