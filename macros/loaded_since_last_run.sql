@@ -5,9 +5,13 @@
    change with the watermark). A model that holds no row yet takes every load. Read at
    execution time and inlined, so the query never reads the table it overwrites, and a run
    with nothing new writes nothing (macro select_new_rows) instead of planning a query that
-   finds out by reading. `execute` is false while dbt parses, and in the SQL linter
-   (.sqlfluff). #}
-{% macro loaded_since_last_run(relation, column='loaded_at', held_column=none) -%}
+   finds out by reading. `partitioned`: `relation` is partitioned by `column` (a landing
+   table), and the newest load held is asked first, by a statement of its own, so that the
+   probe compares with a value Spark prunes partitions by when it plans. `execute` is false
+   while dbt parses, and in the SQL linter (.sqlfluff). #}
+{% macro loaded_since_last_run(
+    relation, column='loaded_at', held_column=none, partitioned=false
+) -%}
     {%- if execute and is_incremental() -%}
         {#- The coalesce inside: Spark pushes a scalar subquery's value down to parquet as a
             literal, so the probe skips the files and row groups loaded before it. -#}
@@ -17,6 +21,17 @@
                 from {{ this }}
             )
         {%- endset -%}
+        {%- if partitioned -%}
+            {#- Compared with a subquery's value, the partition filter is applied only after
+                Spark has listed the files of every partition, with a job of one task per
+                partition past 32 (spark.sql.sources.parallelPartitionDiscovery.threshold):
+                every run listed every load ever landed (156 loads: 0.63 s against 0.11 s
+                with the value, whose statement takes 0.15 s). -#}
+            {%- set held_micros = run_query(
+                'select unix_micros(' ~ held_through ~ ')'
+            ).columns[0].values()[0] | int -%}
+            {{ return(loaded_after(relation, 'timestamp_micros(' ~ held_micros ~ ')', column)) }}
+        {%- endif -%}
         {{ return(loaded_after(relation, held_through, column)) }}
     {%- endif -%}
     true

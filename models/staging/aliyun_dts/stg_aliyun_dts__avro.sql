@@ -1,6 +1,6 @@
 {{ config(enabled=is_format_enabled('dts_avro')) }}
 {%- set landing = source('aliyun_dts', 'dts_avro') -%}
-{%- set new_loads = loaded_since_last_run(landing) %}
+{%- set new_loads = loaded_since_last_run(landing, partitioned=true) %}
 
 with
 

@@ -1,6 +1,6 @@
 {{ config(enabled=is_format_enabled('dts_canal_json')) }}
 {%- set landing = source('aliyun_dts', 'dts_canal_json') -%}
-{%- set new_loads = loaded_since_last_run(landing) %}
+{%- set new_loads = loaded_since_last_run(landing, partitioned=true) %}
 {%- set new_messages = probe_canal_messages(landing, new_loads, 'dts_canal_json') %}
 
 with

@@ -1,6 +1,6 @@
 {{ config(enabled=is_format_enabled('dts_shareplex_json')) }}
 {%- set landing = source('aliyun_dts', 'dts_shareplex_json') -%}
-{%- set new_loads = loaded_since_last_run(landing) %}
+{%- set new_loads = loaded_since_last_run(landing, partitioned=true) %}
 
 {#
     DTS SharePlex JSON: one message per row-change, `meta` (op, scn, trans, seq, table

@@ -1,6 +1,6 @@
 {{ config(enabled=is_format_enabled('aws_dms_json')) }}
 {%- set landing = source('aws_dms', 'aws_dms_json') -%}
-{%- set new_loads = loaded_since_last_run(landing) %}
+{%- set new_loads = loaded_since_last_run(landing, partitioned=true) %}
 
 {%- set before_image = aws_dms_before_image_settings() -%}
 {%- set prefix_length = before_image.prefix | length -%}

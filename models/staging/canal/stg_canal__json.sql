@@ -1,6 +1,6 @@
 {{ config(enabled=is_format_enabled('canal_json')) }}
 {%- set landing = source('canal', 'canal_json') -%}
-{%- set new_loads = loaded_since_last_run(landing) %}
+{%- set new_loads = loaded_since_last_run(landing, partitioned=true) %}
 {%- set new_messages = probe_canal_messages(
     landing, new_loads, 'canal_json', var('canal_json_numbers_as_sent')
 ) %}

@@ -1,6 +1,6 @@
 {{ config(enabled=is_format_enabled('datahub_blob')) }}
 {%- set landing = source('datahub', 'datahub_blob') -%}
-{%- set new_loads = loaded_since_last_run(landing) %}
+{%- set new_loads = loaded_since_last_run(landing, partitioned=true) %}
 
 with
 

@@ -1,6 +1,6 @@
 {{ config(enabled=is_format_enabled('datahub_tuple')) }}
 {%- set landing = source('datahub', 'datahub_tuple') -%}
-{%- set new_loads = loaded_since_last_run(landing) %}
+{%- set new_loads = loaded_since_last_run(landing, partitioned=true) %}
 
 {#
     DataHub Tuple topic rows written by DataWorks real-time sync, landed as one JSON object per

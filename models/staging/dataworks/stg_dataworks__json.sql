@@ -1,6 +1,6 @@
 {{ config(enabled=is_format_enabled('dataworks_json')) }}
 {%- set landing = source('dataworks', 'dataworks_json') -%}
-{%- set new_loads = loaded_since_last_run(landing) %}
+{%- set new_loads = loaded_since_last_run(landing, partitioned=true) %}
 
 with
 

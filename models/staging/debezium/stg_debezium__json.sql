@@ -1,6 +1,6 @@
 {{ config(enabled=is_format_enabled('debezium_json')) }}
 {%- set landing = source('debezium', 'debezium_json') -%}
-{%- set new_loads = loaded_since_last_run(landing) %}
+{%- set new_loads = loaded_since_last_run(landing, partitioned=true) %}
 
 {%- set envelope_fields = [
     'op', 'ts_ms', 'before', 'after', 'patch', 'filter', 'updateDescription', 'source',

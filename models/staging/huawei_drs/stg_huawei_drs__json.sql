@@ -1,6 +1,6 @@
 {{ config(enabled=is_format_enabled('drs_json')) }}
 {%- set landing = source('huawei_drs', 'drs_json') -%}
-{%- set new_loads = loaded_since_last_run(landing) %}
+{%- set new_loads = loaded_since_last_run(landing, partitioned=true) %}
 
 with
 

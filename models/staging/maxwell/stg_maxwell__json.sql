@@ -1,6 +1,6 @@
 {{ config(enabled=is_format_enabled('maxwell_json')) }}
 {%- set landing = source('maxwell', 'maxwell_json') -%}
-{%- set new_loads = loaded_since_last_run(landing) %}
+{%- set new_loads = loaded_since_last_run(landing, partitioned=true) %}
 
 with
 

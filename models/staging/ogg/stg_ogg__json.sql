@@ -1,6 +1,6 @@
 {{ config(enabled=is_format_enabled('ogg_json')) }}
 {%- set landing = source('ogg', 'ogg_json') -%}
-{%- set new_loads = loaded_since_last_run(landing) %}
+{%- set new_loads = loaded_since_last_run(landing, partitioned=true) %}
 
 {#
     Oracle GoldenGate JSON (the Big Data JSON formatter, operation modeled): one message per
