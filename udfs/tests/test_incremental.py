@@ -17,7 +17,9 @@ Everything runs in its own landing schema and model schemas on the session's ser
 from __future__ import annotations
 
 import json
+import os
 import random
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -492,6 +494,24 @@ def executed_statement(target: Path, model: str) -> str:
     return " ".join(executed.read_text(encoding="utf-8").split())
 
 
+def landing_watermarks(log_offset: int, raw_schema: str) -> dict[str, str]:
+    """What each staging model's probe of its landing table (of `raw_schema`) compared
+    `loaded_at` with, by landing table, in the statements dbt logged after `log_offset` (the
+    session's dbt.log, conftest): a value (`timestamp_micros(...)`) or a subquery (`(`)."""
+    log = Path(os.environ["DBT_LOG_PATH"]) / "dbt.log"
+    with log.open(encoding="utf-8", errors="replace") as logged:
+        logged.seek(log_offset)
+        text = " ".join(logged.read().split())
+    probes = re.findall(rf"from {raw_schema}\.(\w+) where loaded_at > (\S+)", text)
+    return {table: watermark.split("(")[0] + "(" for table, watermark in probes}
+
+
+def dbt_log_size() -> int:
+    """Where the session's dbt.log ends now (0 before its first run)."""
+    log = Path(os.environ["DBT_LOG_PATH"]) / "dbt.log"
+    return log.stat().st_size if log.exists() else 0
+
+
 def base_row_counts(cursor: Any, schema: str) -> tuple[int | None, int]:
     """The history base's row count as its post-hook recorded it (table property
     cdc_lake.row_count, which macro history_compaction_due reads), and as counted."""
@@ -615,12 +635,14 @@ def run_batches(
     history_parts = []
     delta_key_ranges = []
     named_loads = []
+    landing_probes = []
     delta = f"{name}_batches_intermediate.int_cdc__row_history_delta"
     target = work / f"target-{name}-batches"
     with environment(f"{name}_raw_batches", f"{name}_batches", target):
         start_pipeline(cursor, dbt_vars(batch_vars, formats))
         for number, batch_files in enumerate(files):
             load_batch(cursor, batch_files, formats)
+            log_offset = dbt_log_size()
             dbt_run("run", *MARTS, *dbt_vars(batch_vars, formats))
             snapshots.append(snapshot(cursor, f"{name}_batches"))
             appended.append(appended_tables(cursor, f"{name}_batches"))
@@ -636,6 +658,7 @@ def run_batches(
                     and "loaded_at in (timestamp_micros("
                     in executed_statement(target, "int_cdc__row_versions")
                 )
+                landing_probes.append(landing_watermarks(log_offset, f"{name}_raw_batches"))
             if number == COMPACT_AFTER_BATCH:
                 dbt_run("run", *MARTS, *dbt_vars(COMPACT, formats))  # nothing new, compacted
                 compacted = snapshot(cursor, f"{name}_batches")
@@ -652,6 +675,7 @@ def run_batches(
         "history_parts": history_parts,
         "delta_key_ranges": delta_key_ranges,
         "named_loads": named_loads,
+        "landing_probes": landing_probes,
         "first_base_parts": first_base_parts,
     }
 
@@ -918,6 +942,20 @@ def test_loaded_after_names_the_new_loads_in_code_that_does_not_change(
     )
     # Every incremental run of the pipeline named its loads.
     assert all(generated_pipelines["named_loads"])
+
+
+def test_staging_probes_its_landing_table_with_a_value(
+    generated_pipelines: dict[str, Any],
+) -> None:
+    """Every incremental run's staging compared each landing table's `loaded_at` with a value
+    (macro loaded_since_last_run, `partitioned`), by which Spark prunes the table's partitions,
+    one per load, when it plans the probe. Compared with a subquery's value, it listed the
+    files of every load ever landed before pruning them, each run (with a job of a task per
+    load past 32 loads)."""
+    probes = generated_pipelines["landing_probes"]
+    assert probes
+    for run_probes in probes:
+        assert run_probes == dict.fromkeys(GEN_FORMATS, "timestamp_micros(")
 
 
 def test_batches_equal_one_full_refresh_in_table_schemas(
