@@ -494,22 +494,25 @@ def executed_statement(target: Path, model: str) -> str:
     return " ".join(executed.read_text(encoding="utf-8").split())
 
 
-def landing_watermarks(log_offset: int, raw_schema: str) -> dict[str, str]:
-    """What each staging model's probe of its landing table (of `raw_schema`) compared
-    `loaded_at` with, by landing table, in the statements dbt logged after `log_offset` (the
-    session's dbt.log, conftest): a value (`timestamp_micros(...)`) or a subquery (`(`)."""
-    log = Path(os.environ["DBT_LOG_PATH"]) / "dbt.log"
-    with log.open(encoding="utf-8", errors="replace") as logged:
-        logged.seek(log_offset)
-        text = " ".join(logged.read().split())
-    probes = re.findall(rf"from {raw_schema}\.(\w+) where loaded_at > (\S+)", text)
-    return {table: watermark.split("(")[0] + "(" for table, watermark in probes}
+def dbt_log() -> Path:
+    """The session's dbt.log (conftest: DBT_LOG_PATH)."""
+    return Path(os.environ["DBT_LOG_PATH"]) / "dbt.log"
 
 
 def dbt_log_size() -> int:
     """Where the session's dbt.log ends now (0 before its first run)."""
-    log = Path(os.environ["DBT_LOG_PATH"]) / "dbt.log"
-    return log.stat().st_size if log.exists() else 0
+    return dbt_log().stat().st_size if dbt_log().exists() else 0
+
+
+def landing_watermarks(log_offset: int, raw_schema: str) -> dict[str, str]:
+    """What each staging model's probe of its landing table (of `raw_schema`) compared
+    `loaded_at` with, by landing table, in the statements dbt logged after `log_offset`: the
+    function of a value (`timestamp_micros(`) or the parenthesis of a subquery (`(`)."""
+    with dbt_log().open(encoding="utf-8", errors="replace") as logged:
+        logged.seek(log_offset)
+        text = " ".join(logged.read().split())
+    probes = re.findall(rf"from {raw_schema}\.(\w+) where loaded_at > (\S+)", text)
+    return {table: watermark.split("(")[0] + "(" for table, watermark in probes}
 
 
 def base_row_counts(cursor: Any, schema: str) -> tuple[int | None, int]:
