@@ -46,7 +46,12 @@ less work makes it shorter; well under, something waits (planning on one thread,
 one task, dbt between statements). It also prints the part of that CPU time the JVM's JIT
 compiler threads took: on a young server a large share, which shrinks as the server ages.
 `--check` compares the live rows of `cdc_current_state` with the simulated database and exits
-1 on a mismatch.
+1 on a mismatch. `--against CHECKOUT` measures a change against another commit's models on
+one server: each 1% run of this checkout (warm-up runs too) is followed by one of CHECKOUT's
+project (its own dbt target path), both after 1% more messages, and the two medians are
+printed with their ratio. The sides share the tables (what one appends the other reads), and
+in turns they see the same minutes of the machine, where two lines of one session differ by
+the hour.
 
     .venv/bin/python udfs/benchmarks/bench_pipeline.py --messages 1000000 --check
     .venv/bin/python udfs/benchmarks/bench_pipeline.py --workload hot --hot-updates 20000 100000
@@ -461,22 +466,26 @@ def dbt(
     *args: str,
     model_seconds: dict[str, float] | None = None,
     extra_vars: dict[str, Any] | None = None,
+    against: tuple[Path, Path] | None = None,
 ) -> float:
     """Invoke dbt in-process (as a user's `dbt` would run it) with the formats var (and
     `extra_vars`); print its time, the server's CPU time meanwhile and its twelve slowest
     models, since the totals alone do not say where time goes. Each model's time goes into
-    `model_seconds` if given."""
+    `model_seconds` if given. `against`: another checkout's project directory and a target
+    path of its own (dbt's parse of one project would be thrown away by the other's run)."""
     from dbt.cli.main import dbtRunner
 
+    project, target = against if against is not None else (PROJECT_ROOT, None)
     command = [
         *args,
         "--quiet",  # dbt's own log is in DBT_LOG_PATH; this output is the measurement
         "--vars",
         json.dumps({"cdc_lake_formats": list(formats), **(extra_vars or {})}),
         "--project-dir",
-        str(PROJECT_ROOT),
+        str(project),
         "--profiles-dir",
         str(PROJECT_ROOT / "profiles"),
+        *(["--target-path", str(target)] if target is not None else []),
     ]
     cpu_before = server_cpu_seconds()
     result, seconds = timed(lambda: dbtRunner().invoke(command))
@@ -664,6 +673,7 @@ class Options:
     warmups: int
     runs: int
     conf: dict[str, str]
+    against: Path | None = None
 
 
 def canal_workload(name: str, options: Options, directory: Path, cursor: Any) -> Figures:
@@ -707,29 +717,45 @@ def canal_workload(name: str, options: Options, directory: Path, cursor: Any) ->
 
     batch = max(1, options.messages // 100)
 
-    def incremental_run(label: str) -> float:
-        """Load 1% more messages of the stream, then time a `dbt run`."""
+    def incremental_run(label: str, other: bool = False) -> float:
+        """Load 1% more messages of the stream, then time a `dbt run` (of the `--against`
+        checkout if `other`)."""
         load_next_batch(cursor, directory, stream, batch)
         started, compiled = time.time(), compiled_classes(directory / "metrics")
-        seconds = dbt(label, formats, "run")
+        against = (options.against, directory / "target-against") if other else None
+        seconds = dbt(label, formats, "run", against=against)
         print_files(cursor, written_since=started)
         line("", f"{compiled_classes(directory / 'metrics') - compiled} query classes compiled")
         return seconds
 
+    # With --against, every run of this checkout is followed by one of the other, warm-up
+    # runs too: both sides' queries are compiled before the measured runs.
+    sides = [False, True] if options.against is not None else [False]
     warmups = [
-        incremental_run(f"warm-up incremental run {n}/{options.warmups}")
+        incremental_run(f"warm-up incremental run {n}/{options.warmups}{side_label(other)}", other)
         for n in range(1, 1 + options.warmups)
+        for other in sides
     ]
     figures.first_incremental = warmups[0] if warmups else None
     if warmups:
         line("warm-up runs", f"{seconds_list(warmups)} s (not in the ratios)")
-    runs = [
-        incremental_run(f"(e) incremental run {n}/{options.runs}")
+    measured = [
+        (
+            other,
+            incremental_run(f"(e) incremental run {n}/{options.runs}{side_label(other)}", other),
+        )
         for n in range(1, 1 + options.runs)
+        for other in sides
     ]
+    runs = [seconds for other, seconds in measured if not other]
     figures.incremental = statistics.median(runs)
     if options.runs > 1:
         line("(e) median", f"{figures.incremental:9.1f} s of {seconds_list(runs)}")
+    if options.against is not None:
+        other_runs = [seconds for other, seconds in measured if other]
+        other_median = statistics.median(other_runs)
+        line("(e) against, median", f"{other_median:9.1f} s of {seconds_list(other_runs)}")
+        line("", f"this checkout / against: {figures.incremental / other_median:.3f}")
     started = time.time()
     figures.idle = dbt("(f) run with nothing new", formats, "run")
     print_files(cursor, written_since=started)
@@ -746,6 +772,11 @@ def canal_workload(name: str, options: Options, directory: Path, cursor: Any) ->
     if options.check:
         figures.check = check(live_rows(cursor), stream.live_keys)
     return figures
+
+
+def side_label(other: bool) -> str:
+    """What a run's label says of the checkout it ran (`--against`)."""
+    return ", against" if other else ""
 
 
 def load_next_batch(cursor: Any, directory: Path, stream: CanalStream, batch: int) -> None:
@@ -1003,6 +1034,16 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--workdir", type=Path, default=None, help="kept; default: temporary")
     parser.add_argument(
+        "--against",
+        type=Path,
+        default=None,
+        metavar="CHECKOUT",
+        help="another checkout of the project (e.g. `git worktree add` of main before a "
+        "change): the 1%% runs alternate between this checkout and its models on the same "
+        "server and tables, and their medians are compared (the full builds, the floor and "
+        "the other runs are this checkout's; random, time and tables only)",
+    )
+    parser.add_argument(
         "--conf",
         type=conf_pair,
         action="append",
@@ -1012,7 +1053,11 @@ def main(argv: list[str] | None = None) -> None:
         "measure a setting against the server's default",
     )
     args = parser.parse_args(argv)
+    if args.against is not None and not (args.against / "dbt_project.yml").is_file():
+        parser.error(f"--against {args.against}: no dbt_project.yml there (a project checkout)")
     names = list(WORKLOADS) if "all" in args.workload else list(dict.fromkeys(args.workload))
+    if args.against is not None and not set(names) & set(CANAL_WORKLOADS):
+        parser.error("--against compares 1% runs, which only random, time and tables make")
     options = Options(
         messages=args.messages,
         keys=args.keys,
@@ -1026,6 +1071,7 @@ def main(argv: list[str] | None = None) -> None:
         warmups=args.warmups,
         runs=args.runs,
         conf=dict(args.conf),
+        against=args.against.resolve() if args.against is not None else None,
     )
 
     # A SIGTERM (a timeout, `kill`) must unwind like Ctrl-C so the server is stopped too.
