@@ -739,20 +739,16 @@ def canal_workload(name: str, options: Options, directory: Path, cursor: Any) ->
     figures.first_incremental = warmups[0] if warmups else None
     if warmups:
         line("warm-up runs", f"{seconds_list(warmups)} s (not in the ratios)")
-    measured = [
-        (
-            other,
-            incremental_run(f"(e) incremental run {n}/{options.runs}{side_label(other)}", other),
-        )
-        for n in range(1, 1 + options.runs)
-        for other in sides
-    ]
-    runs = [seconds for other, seconds in measured if not other]
+    runs: list[float] = []
+    other_runs: list[float] = []
+    for n in range(1, 1 + options.runs):
+        for other in sides:
+            label = f"(e) incremental run {n}/{options.runs}{side_label(other)}"
+            (other_runs if other else runs).append(incremental_run(label, other))
     figures.incremental = statistics.median(runs)
     if options.runs > 1:
         line("(e) median", f"{figures.incremental:9.1f} s of {seconds_list(runs)}")
-    if options.against is not None:
-        other_runs = [seconds for other, seconds in measured if other]
+    if other_runs:
         other_median = statistics.median(other_runs)
         line("(e) against, median", f"{other_median:9.1f} s of {seconds_list(other_runs)}")
         line("", f"this checkout / against: {figures.incremental / other_median:.3f}")
