@@ -222,6 +222,14 @@ def spark_conf(config: ServerConfig) -> dict[str, str]:
         # on a 1.5-1.7 M history: 1-2 s (5-8%) shorter (README, Benchmarks).
         "spark.scheduler.mode": "FAIR",
         "spark.scheduler.allocation.file": str(config.scheduler_pools_file),
+        # A landing table has a partition per load, by `loaded_at`, a timestamp, and Spark
+        # hands the metastore no filter on a timestamp: every read of new loads fetched every
+        # partition the table ever got (its location, columns and statistics), five reads a
+        # 1% run, so a run's planning grew with the loads ever landed. This fetches the
+        # partition names, keeps those the filter selects, and only then their partitions.
+        # 3,000 loads, one server: a read of the newest loads 0.10 s against 0.20 s (its CPU
+        # 0.13 s against 0.24-0.32 s); 179 loads, a 1% run fetched 79 partitions against 970.
+        "spark.sql.hive.metastorePartitionPruningFastFallback": "true",
     }
     cores = local_cores(config.master)
     if cores is not None:

@@ -137,3 +137,33 @@ def test_base64_kcat_payloads(cursor: Any, tmp_path: Path) -> None:
         f"where source_file = '{path.resolve()}'",
     )
     assert rows == [{"value": payload.hex().upper(), "kafka_offset": 9}]
+
+
+def test_a_read_of_some_loads_finds_exactly_their_rows(cursor: Any, tmp_path: Path) -> None:
+    """The server picks a read's load partitions by their names (the metastore is given no
+    filter on a timestamp): the names, escaped and in microseconds, must select exactly the
+    loads the filter names, by equality and by range."""
+    setting = query(cursor, "set spark.sql.hive.metastorePartitionPruningFastFallback")
+    assert [row["value"] for row in setting] == ["true"]
+    paths = []
+    for number in range(3):
+        path = tmp_path / f"load-{number}.json"
+        path.write_text(json.dumps({"load": number}) + "\n")
+        load_files(cursor, FORMAT, [path])
+        paths.append(str(path.resolve()))
+    table = landing_table(FORMAT)
+    loads = query(
+        cursor,
+        f"select source_file, cast(loaded_at as string) as loaded_at from {table} "
+        f"where source_file in ({', '.join(repr(p) for p in paths)}) order by loaded_at",
+    )
+    assert [row["source_file"] for row in loads] == paths
+    second = loads[1]["loaded_at"]
+    equal = query(cursor, f"select source_file from {table} where loaded_at = timestamp'{second}'")
+    assert [row["source_file"] for row in equal] == [paths[1]]
+    later = query(
+        cursor,
+        f"select source_file from {table} where loaded_at > timestamp'{second}' "
+        f"and source_file in ({', '.join(repr(p) for p in paths)})",
+    )
+    assert [row["source_file"] for row in later] == [paths[2]]

@@ -211,6 +211,16 @@ def test_local_masters_read_parquet_pages_without_vectored_reads(
     assert conf["spark.hadoop.parquet.hadoop.vectored.io.enabled"] == "false"
 
 
+@pytest.mark.parametrize("master", ["local[2]", "spark://head:7077", "yarn"])
+def test_partitions_are_chosen_by_name_when_the_metastore_cannot_filter(
+    tmp_path: Path, master: str
+) -> None:
+    """A read of a landing table's new loads fetched every load's partition: the metastore
+    is given no filter on a timestamp partition column."""
+    conf = spark_conf(ServerConfig(home=tmp_path, master=master))
+    assert conf["spark.sql.hive.metastorePartitionPruningFastFallback"] == "true"
+
+
 # --- port_in_use -----------------------------------------------------------------------------
 
 
