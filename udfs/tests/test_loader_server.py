@@ -11,7 +11,7 @@ import pytest
 from conftest import query
 
 from cdc_lake.formats import landing_table
-from cdc_lake.loader import load_files
+from cdc_lake.loader import load_files, sql_string
 
 pytestmark = pytest.mark.spark
 
@@ -152,10 +152,11 @@ def test_a_read_of_some_loads_finds_exactly_their_rows(cursor: Any, tmp_path: Pa
         load_files(cursor, FORMAT, [path])
         paths.append(str(path.resolve()))
     table = landing_table(FORMAT)
+    files = ", ".join(sql_string(path) for path in paths)
     loads = query(
         cursor,
         f"select source_file, cast(loaded_at as string) as loaded_at from {table} "
-        f"where source_file in ({', '.join(repr(p) for p in paths)}) order by loaded_at",
+        f"where source_file in ({files}) order by loaded_at",
     )
     assert [row["source_file"] for row in loads] == paths
     second = loads[1]["loaded_at"]
@@ -164,6 +165,6 @@ def test_a_read_of_some_loads_finds_exactly_their_rows(cursor: Any, tmp_path: Pa
     later = query(
         cursor,
         f"select source_file from {table} where loaded_at > timestamp'{second}' "
-        f"and source_file in ({', '.join(repr(p) for p in paths)})",
+        f"and source_file in ({files})",
     )
     assert [row["source_file"] for row in later] == [paths[2]]
