@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from conftest import query
 
+from cdc_lake.client import run
 from cdc_lake.formats import landing_table
 from cdc_lake.loader import load_files, sql_string
 
@@ -168,3 +169,26 @@ def test_a_read_of_some_loads_finds_exactly_their_rows(cursor: Any, tmp_path: Pa
         f"and source_file in ({files})",
     )
     assert [row["source_file"] for row in later] == [paths[2]]
+
+
+def test_a_read_of_many_partitions_lists_them_all(cursor: Any) -> None:
+    """The server lists a read's partitions itself, never with a job of a task per
+    partition (a landing table gets a partition per load, the history delta two per run):
+    a read of more partitions than Spark's threshold for such a job (32) after their
+    listings were dropped (`refresh table`) must still find every partition's rows."""
+    setting = query(cursor, "set spark.sql.sources.parallelPartitionDiscovery.threshold")
+    assert [row["value"] for row in setting] == [str(2**31 - 1)]
+    table = "loader_test_raw.many_partitions"
+    run(cursor, "create schema if not exists loader_test_raw")
+    run(cursor, f"drop table if exists {table}")
+    run(
+        cursor,
+        f"create table {table} using parquet partitioned by (part) "
+        "as select id, id % 40 as part from range(120)",
+    )
+    run(cursor, f"refresh table {table}")
+    counted = query(
+        cursor,
+        f"select count(*) as ids, count(distinct part) as parts, sum(id) as total from {table}",
+    )
+    assert counted == [{"ids": 120, "parts": 40, "total": sum(range(120))}]
