@@ -264,11 +264,12 @@ def spark_conf(config: ServerConfig) -> dict[str, str]:
         # 32 of them Spark lists them with a job of a task per partition. On a local master
         # that job's tasks list this machine's directories in this JVM, as the driver would
         # without one, after scheduling a task for each: the history delta's read of its
-        # stored versions (two partitions for every run since the base was last rewritten)
-        # listed 52 partitions with a 51-task job on the critical path of every 1% run
-        # (0.42 s of its 3.8 s). One read of a table after `refresh table`, one server, job
-        # against driver: 52 partitions 0.49 s against 0.26 s, 100 partitions 0.42 against
-        # 0.14 s, 1,000 2.74 against 0.58 s, 3,000 8.0 against 1.5 s. So never a job here.
+        # stored versions (a partition for every run since the base was last rewritten)
+        # listed them with a job once they were more than 32, on the critical path of each
+        # 1% run: 0.42 s of the statement's 3.8 s on a server still warming up, 0.11-0.14 s
+        # on a warm one. One read of a table after `refresh table`, one server, job against
+        # driver: 52 partitions 0.49 s against 0.26 s, 100 partitions 0.42 against 0.14 s,
+        # 1,000 2.74 against 0.58 s, 3,000 8.0 against 1.5 s. So never a job here.
         defaults["spark.sql.sources.parallelPartitionDiscovery.threshold"] = str(2**31 - 1)
         # One JVM does all the work here, in batches nobody waits on mid-way, so the
         # throughput collector: G1's concurrent marking and remembered sets cost CPU that a
