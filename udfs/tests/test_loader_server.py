@@ -17,6 +17,8 @@ from cdc_lake.loader import load_files, sql_string
 pytestmark = pytest.mark.spark
 
 FORMAT = "canal_json"
+# The landing schema of this module's loads and tables (fixture own_landing_schema).
+RAW_SCHEMA = "loader_test_raw"
 
 
 @pytest.fixture(autouse=True)
@@ -24,7 +26,7 @@ def own_landing_schema(monkeypatch: pytest.MonkeyPatch) -> None:
     """These loads go to a landing schema of their own (`CDC_LAKE_RAW_SCHEMA`): in the
     session's landing tables, the session build would stage them when it runs after this
     module, and the pipeline tests would find their messages among the rejected ones."""
-    monkeypatch.setenv("CDC_LAKE_RAW_SCHEMA", "loader_test_raw")
+    monkeypatch.setenv("CDC_LAKE_RAW_SCHEMA", RAW_SCHEMA)
 
 
 def landed(cursor: Any, path: Path) -> list[dict[str, Any]]:
@@ -178,8 +180,8 @@ def test_a_read_of_many_partitions_lists_them_all(cursor: Any) -> None:
     listings were dropped (`refresh table`) must still find every partition's rows."""
     setting = query(cursor, "set spark.sql.sources.parallelPartitionDiscovery.threshold")
     assert [row["value"] for row in setting] == [str(2**31 - 1)]
-    table = "loader_test_raw.many_partitions"
-    run(cursor, "create schema if not exists loader_test_raw")
+    table = f"{RAW_SCHEMA}.many_partitions"
+    run(cursor, f"create schema if not exists {RAW_SCHEMA}")
     run(cursor, f"drop table if exists {table}")
     run(
         cursor,
