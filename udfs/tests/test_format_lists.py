@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+import jinja2
 import yaml
 from conftest import PROJECT_ROOT
 
@@ -79,3 +80,41 @@ def test_every_staging_model_ends_with_the_one_projection() -> None:
         macro = (macros / f"{family.group(1)}.sql").read_text()
         assert macro.rstrip().endswith(") }}\n\n{%- endmacro %}"), family.group(1)
         assert "staged_event_projection(\n    'renamed',\n    source_format," in macro, model
+
+
+SEED_REF = re.compile(r"ref\('(\w+)'\)")
+
+
+def seeds_read_by(fmt: str, model: str) -> set[str]:
+    """The seeds a format's staging model refs, itself or through its family's macro."""
+    [path] = (PROJECT_ROOT / "models" / "staging").rglob(f"{model}.sql")
+    text = path.read_text()
+    family = FAMILY_CALL.search(text)
+    if family is not None:
+        text += (PROJECT_ROOT / "macros" / f"{family.group(1)}.sql").read_text()
+    seeds = {path.stem for path in (PROJECT_ROOT / "seeds").glob("*.csv")}
+    return set(SEED_REF.findall(text)) & seeds
+
+
+def enabled_seeds(formats: object) -> set[str]:
+    """The seeds whose `enabled` config (seeds/_seeds.yml) renders true for this value of var
+    cdc_lake_formats, rendered as dbt renders it (Jinja, `var` the project var)."""
+    environment = jinja2.Environment(undefined=jinja2.StrictUndefined)
+    environment.globals["var"] = lambda name: {"cdc_lake_formats": formats}[name]
+    config = yaml.safe_load((PROJECT_ROOT / "seeds" / "_seeds.yml").read_text())
+    return {
+        seed["name"]
+        for seed in config["seeds"]
+        if environment.from_string(seed["config"]["enabled"]).render().strip() == "True"
+    }
+
+
+def test_a_deployment_seeds_and_tests_only_its_formats_vocabularies() -> None:
+    """Formats nobody reads cost nothing: each seed is enabled exactly for the formats whose
+    staging reads it (a seed left out would fail dbt's parse; one left in is seeded and
+    tested on every `dbt build`: 45 of the 118 data tests of a Canal-only deployment)."""
+    every_seed = {path.stem for path in (PROJECT_ROOT / "seeds").glob("*.csv")}
+    assert enabled_seeds("all") == every_seed
+    for fmt, _, model in dbt_formats():
+        assert enabled_seeds([fmt]) == seeds_read_by(fmt, model), fmt
+    assert enabled_seeds([]) == set()
