@@ -27,9 +27,11 @@ home, free port; one at a time) and, in that one run:
   compiled during it, from the driver's metrics), then a `dbt run` with nothing new, then
   two more 1% runs that each pay one compaction (the history's, the appended tables'
   rewrite; the measured runs never reach either, which a deployment pays every so many
-  runs), and prints full/floor, incremental/full and the nothing-new seconds against the
-  issue's targets, a 1% run with the compactions' cost spread over the runs between them
-  (at most; not a target), plus the files and partitions of the partitioned models;
+  runs), then `dbt test` and a `dbt build` after 1% more (every data test reads all its
+  model holds: printed, not in the targets, which time `dbt run`), and prints full/floor,
+  incremental/full and the nothing-new seconds against the issue's targets, a 1% run with
+  the compactions' cost spread over the runs between them (at most; not a target), plus
+  the files and partitions of the partitioned models;
   hot: one Huawei DRS DDS (MongoDB) document inserted, then updated by `$set`s of one field,
   and the full build that folds them: once for each of `--hot-updates` (20,000 and 100,000),
   a new server each, then how much longer the history base took for the most updates than
@@ -634,6 +636,8 @@ class Figures:
     incremental: float | None = None
     idle: float | None = None
     compactions: list[Compaction] = field(default_factory=list)  # canal workloads
+    tests: float | None = None  # `dbt test` after the runs
+    incremental_build: float | None = None  # a `dbt build` after 1% more
     fold: float | None = None  # hot, documents: the history base's model in the full build
     check: str = "-"
 
@@ -756,6 +760,7 @@ def canal_workload(name: str, options: Options, directory: Path, cursor: Any) ->
     figures.idle = dbt("(f) run with nothing new", formats, "run")
     print_files(cursor, written_since=started)
     figures.compactions = compaction_runs(cursor, directory, stream, batch, formats)
+    figures.tests, figures.incremental_build = test_runs(cursor, directory, stream, batch, formats)
     for label, value in figures.ratios().items():
         verdict = "ok" if value <= TARGETS[label] else "OVER TARGET"
         line(label, f"{value:9.2f}    target <= {TARGETS[label]:g}: {verdict}")
@@ -765,6 +770,11 @@ def canal_workload(name: str, options: Options, directory: Path, cursor: Any) ->
             "1% run with compactions",
             f"{amortized:9.1f} s at most, / full {amortized / figures.full:.3f} (not a target)",
         )
+    line(
+        "(j) 1% build / full",
+        f"{figures.incremental_build / figures.full:9.2f}    (not a target: the targets time"
+        f" `dbt run`; the 1% run alone {figures.incremental / figures.full:.3f})",
+    )
     if options.check:
         figures.check = check(live_rows(cursor), stream.live_keys)
     return figures
@@ -814,6 +824,24 @@ def compaction_runs(
     line("(g) every", f"{history_every} runs of {per_run:,.0f} versions (a base of {base_rows:,})")
     line("(h) every", f"{appends_every} runs at the latest (var cdc_lake_compaction_appends)")
     return [Compaction(seconds[0], history_every), Compaction(seconds[1], appends_every)]
+
+
+def test_runs(
+    cursor: Any,
+    directory: Path,
+    stream: CanalStream,
+    batch: int,
+    formats: Sequence[str],
+) -> tuple[float, float]:
+    """Time `dbt test` over what the models hold, then a `dbt build` after 1% more messages
+    (the README's command for a stream: the 1% run and then every data test), and print the
+    build against the 1% runs and the full build. Not the issue's targets, which time `dbt
+    run`; printed because a data test reads every row of its model: at 1 M messages its
+    cost is most of a 1% build's."""
+    tests = dbt("(i) dbt test", formats, "test")
+    load_next_batch(cursor, directory, stream, batch)
+    build = dbt("(j) 1% build (dbt build)", formats, "build")
+    return tests, build
 
 
 def history_versions(cursor: Any) -> tuple[int, float]:
@@ -931,6 +959,8 @@ def summary(results: list[Figures]) -> None:
         "incr s",
         "idle s",
         "amort s",
+        "test s",
+        "build1% s",
         "full/floor",
         "incr/full",
         "amort/full",
@@ -954,6 +984,8 @@ def summary(results: list[Figures]) -> None:
                         figures.incremental,
                         figures.idle,
                         amortized,
+                        figures.tests,
+                        figures.incremental_build,
                     )
                 ),
                 cell(ratios.get("full / floor"), 2),
