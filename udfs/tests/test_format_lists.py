@@ -112,7 +112,7 @@ def enabled_seeds(formats: object) -> set[str]:
 def test_a_deployment_seeds_and_tests_only_its_formats_vocabularies() -> None:
     """Formats nobody reads cost nothing: each seed is enabled exactly for the formats whose
     staging reads it (a seed left out would fail dbt's parse; one left in is seeded and
-    tested on every `dbt build`: 45 of the 118 data tests of a Canal-only deployment)."""
+    tested on every `dbt build`: 42 of the 118 tests of a Canal-only deployment)."""
     every_seed = {path.stem for path in (PROJECT_ROOT / "seeds").glob("*.csv")}
     assert enabled_seeds("all") == every_seed
     for fmt, _, model in dbt_formats():
