@@ -395,8 +395,8 @@ def dbt_run(*args: str) -> Any:
 
 def start_pipeline(cursor: Any, vars_args: list[str]) -> None:
     """What `cdc-lake serve` does for its landing schema, and the seeds, seeded with the
-    `--vars` of the pipeline's first run (the seeds do not read them): the run then starts
-    from the seed's parse of the project (run_dbt) instead of parsing it again."""
+    `--vars` of the pipeline's first run (those of its formats): the run then starts from
+    the seed's parse of the project (run_dbt) instead of parsing it again."""
     for statement in bootstrap_statements():
         run(cursor, statement)
     dbt_run("seed", *vars_args)
