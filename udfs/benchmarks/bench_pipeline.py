@@ -760,7 +760,9 @@ def canal_workload(name: str, options: Options, directory: Path, cursor: Any) ->
     figures.idle = dbt("(f) run with nothing new", formats, "run")
     print_files(cursor, written_since=started)
     figures.compactions = compaction_runs(cursor, directory, stream, batch, formats)
-    figures.tests, figures.incremental_build = test_runs(cursor, directory, stream, batch, formats)
+    figures.tests, figures.incremental_build = tests_and_build(
+        cursor, directory, stream, batch, formats
+    )
     for label, value in figures.ratios().items():
         verdict = "ok" if value <= TARGETS[label] else "OVER TARGET"
         line(label, f"{value:9.2f}    target <= {TARGETS[label]:g}: {verdict}")
@@ -826,7 +828,7 @@ def compaction_runs(
     return [Compaction(seconds[0], history_every), Compaction(seconds[1], appends_every)]
 
 
-def test_runs(
+def tests_and_build(
     cursor: Any,
     directory: Path,
     stream: CanalStream,
@@ -834,10 +836,9 @@ def test_runs(
     formats: Sequence[str],
 ) -> tuple[float, float]:
     """Time `dbt test` over what the models hold, then a `dbt build` after 1% more messages
-    (the README's command for a stream: the 1% run and then every data test), and print the
-    build against the 1% runs and the full build. Not the issue's targets, which time `dbt
-    run`; printed because a data test reads every row of its model: at 1 M messages its
-    cost is most of a 1% build's."""
+    (the README's command: the 1% run and then every data test). Not the issue's targets,
+    which time `dbt run`; timed because a data test reads every row of its model: at 1 M
+    messages the tests are most of a 1% build."""
     tests = dbt("(i) dbt test", formats, "test")
     load_next_batch(cursor, directory, stream, batch)
     build = dbt("(j) 1% build (dbt build)", formats, "build")

@@ -85,6 +85,11 @@ def test_every_staging_model_ends_with_the_one_projection() -> None:
 SEED_REF = re.compile(r"ref\('(\w+)'\)")
 
 
+def seed_names() -> set[str]:
+    """Every seed of the project (its CSV files)."""
+    return {path.stem for path in (PROJECT_ROOT / "seeds").glob("*.csv")}
+
+
 def seeds_read_by(fmt: str, model: str) -> set[str]:
     """The seeds a format's staging model refs, itself or through its family's macro."""
     [path] = (PROJECT_ROOT / "models" / "staging").rglob(f"{model}.sql")
@@ -92,8 +97,7 @@ def seeds_read_by(fmt: str, model: str) -> set[str]:
     family = FAMILY_CALL.search(text)
     if family is not None:
         text += (PROJECT_ROOT / "macros" / f"{family.group(1)}.sql").read_text()
-    seeds = {path.stem for path in (PROJECT_ROOT / "seeds").glob("*.csv")}
-    return set(SEED_REF.findall(text)) & seeds
+    return set(SEED_REF.findall(text)) & seed_names()
 
 
 def enabled_seeds(formats: object) -> set[str]:
@@ -113,8 +117,7 @@ def test_a_deployment_seeds_and_tests_only_its_formats_vocabularies() -> None:
     """Formats nobody reads cost nothing: each seed is enabled exactly for the formats whose
     staging reads it (a seed left out would fail dbt's parse; one left in is seeded and
     tested on every `dbt build`: 42 of the 118 tests of a Canal-only deployment)."""
-    every_seed = {path.stem for path in (PROJECT_ROOT / "seeds").glob("*.csv")}
-    assert enabled_seeds("all") == every_seed
+    assert enabled_seeds("all") == seed_names()
     for fmt, _, model in dbt_formats():
         assert enabled_seeds([fmt]) == seeds_read_by(fmt, model), fmt
     assert enabled_seeds([]) == set()
