@@ -1144,7 +1144,7 @@ def test_the_history_keeps_which_kinds_of_version_it_holds(
     [("generated_pipelines", "size_compaction"), ("plain_pipelines", "uncounted_size_compaction")],
 )
 def test_the_base_compacts_when_the_versions_since_outgrow_the_ratio(
-    pipelines: str, compaction: str, request: pytest.FixtureRequest
+    pipelines: str, compaction: str, request: pytest.FixtureRequest, spark_server: Any
 ) -> None:
     """With var cdc_lake_compaction_ratio 0 any version since the base makes a compaction
     due: counted by the delta's post-hook, or, where the delta kept no count (as one built
