@@ -181,14 +181,7 @@ validated as (
             message_rejection_reason,
             case
                 when change_op is null then null
-                when
-                    not exists(
-                        transform(primary_key_columns, key_column -> key_image[key_column]),
-                        key_value -> key_value is not null
-                    )
-                    then
-                        'no value for primary key column(s) '
-                        || array_join(primary_key_columns, ', ') || ' in the row image'
+                {{ when_key_has_no_value('primary_key_columns', 'key_image') }}
             end
         ) as rejection_reason
 
