@@ -1139,12 +1139,14 @@ def test_the_history_keeps_which_kinds_of_version_it_holds(
     assert int(kinds["partial_changes_since_base"][1]) > 0
 
 
+# Its pipelines come by getfixturevalue, which conftest's marking by fixture names cannot see.
+@pytest.mark.spark
 @pytest.mark.parametrize(
     ("pipelines", "compaction"),
     [("generated_pipelines", "size_compaction"), ("plain_pipelines", "uncounted_size_compaction")],
 )
 def test_the_base_compacts_when_the_versions_since_outgrow_the_ratio(
-    pipelines: str, compaction: str, request: pytest.FixtureRequest, spark_server: Any
+    pipelines: str, compaction: str, request: pytest.FixtureRequest
 ) -> None:
     """With var cdc_lake_compaction_ratio 0 any version since the base makes a compaction
     due: counted by the delta's post-hook, or, where the delta kept no count (as one built
