@@ -3,11 +3,14 @@
    property `cdc_lake.appends_since_compaction`, read from dbt's relation cache), and when
    they reach macro appends_between_compactions of the rows it held when last rewritten
    (property `cdc_lake.rows_at_compaction`), or var `cdc_lake_compact` is true, rewrites the
-   table as a few files instead (see _macros.yml). #}
-{% macro compact_appended_table(relation, appended) -%}
-    {%- set held = table_property(relation, 'cdc_lake.appends_since_compaction') -%}
+   table as a few files instead (see _macros.yml). Stores `properties` (the run's record of
+   the loads it read) with the count; a rewrite, which starts a table without properties,
+   stores `carried` (the table's record as the run began) before them. #}
+{% macro compact_appended_table(relation, appended, properties=none, carried=none) -%}
+    {%- set cached = table_properties_in(load_relation(relation).information or '') -%}
+    {%- set held = cached.get('cdc_lake.appends_since_compaction') -%}
     {%- set appends = (held | int if held else 0) + (1 if appended else 0) -%}
-    {%- set rows = table_property(relation, 'cdc_lake.rows_at_compaction') -%}
+    {%- set rows = cached.get('cdc_lake.rows_at_compaction') -%}
     {%- if var('cdc_lake_compact') or appends >= appends_between_compactions(rows | int) -%}
         {#- The rows in the order they were loaded, each file a stretch of loads (and so of
             times), as the appended files were: parquet's statistics of a file still let the
@@ -29,14 +32,19 @@
         {#- Its rows (parquet's footers count them), for the next rewrite's threshold; the
             new table has no count. -#}
         {%- set rows = run_query('select count(*) from ' ~ table).columns[0].values()[0] -%}
-        {%- set stored = ('cdc_lake.rows_at_compaction', rows) -%}
-    {%- elif appended -%}
-        {%- set stored = ('cdc_lake.appends_since_compaction', appends) -%}
+        {%- set stored = {'cdc_lake.rows_at_compaction': rows} -%}
+        {%- do stored.update(carried or {}) -%}
+    {%- elif appended or properties -%}
+        {%- set stored = {'cdc_lake.appends_since_compaction': appends} if appended else {} -%}
     {%- endif -%}
     {%- if stored is defined -%}
+        {%- do stored.update(properties or {}) -%}
+        {%- set pairs = [] -%}
+        {%- for name, value in stored.items() -%}
+            {%- do pairs.append("'" ~ name ~ "' = '" ~ value ~ "'") -%}
+        {%- endfor -%}
         {%- do run_query(
-            'alter table ' ~ relation ~ " set tblproperties ('"
-            ~ stored[0] ~ "' = '" ~ stored[1] ~ "')"
+            'alter table ' ~ relation ~ ' set tblproperties (' ~ pairs | join(', ') ~ ')'
         ) -%}
     {%- endif -%}
 {%- endmacro %}

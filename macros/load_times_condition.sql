@@ -8,7 +8,7 @@
     {%- elif loads | length > max_loads -%}
         {{ return(column ~ ' >= timestamp_micros(' ~ loads[0] ~ ')') }}
     {%- endif -%}
-    {%- set never_loaded = 253402300799999999 -%}
+    {%- set never_loaded = never_loaded_micros() -%}
     {%- set times = [] -%}
     {%- for micros in loads + range(never_loaded - 10, never_loaded + 1) | list -%}
         {%- do times.append('timestamp_micros(' ~ micros ~ ')') -%}

@@ -3,7 +3,8 @@
    insert (macro incremental_insert_sql) and no temporary view of the model's query, and a
    run whose model writes nothing (macro writes_nothing) issues no statement at all. An
    appended table counts the runs that appended to it and is rewritten as a few files every
-   so many (macro compact_appended_table). #}
+   so many (macro compact_appended_table), and records the loads it read (macro
+   loads_read_properties), marked unknown while its insert is under way. #}
 {% materialization incremental, adapter='spark' -%}
     {%- set strategy = config.get('incremental_strategy') or 'append' -%}
     {%- set on_schema_change = config.get('on_schema_change') or 'ignore' -%}
@@ -19,6 +20,10 @@
     {%- set existing = load_relation(this) -%}
     {%- set creating = existing is none or existing.is_view or should_full_refresh() -%}
     {%- set writing_nothing = is_writing_nothing(this) -%}
+    {%- set recorded = recorded_loads(
+        table_properties_in(existing.information or '') if existing is not none else {}
+    ) -%}
+    {%- set loads_record = {} -%}
     {{ run_hooks(pre_hooks) }}
     {%- if creating -%}
         {% do replace_table_as(existing, this, sql) %}
@@ -27,6 +32,10 @@
         {%- call noop_statement('main', 'OK (nothing new)') -%}
             {{ sql }}
         {%- endcall -%}
+        {#- Without a record, its readers would probe it every run: it records what it holds. -#}
+        {%- if strategy == 'append' and recorded.through is none -%}
+            {%- set loads_record = held_loads_properties(this) -%}
+        {%- endif -%}
     {%- else -%}
         {#- An overwrite replaces only the partitions it writes (dynamic mode), whatever the
             server's default: in static mode it would first empty every partition. -#}
@@ -35,14 +44,30 @@
                 set spark.sql.sources.partitionOverwriteMode = DYNAMIC
             {%- endcall -%}
         {%- endif -%}
+        {#- A run that stops between its insert and its record must not leave the record of
+            the loads before it: the next run would read this run's loads again. -#}
+        {%- if strategy == 'append' and recorded.through is not none -%}
+            {%- call statement() -%}
+                alter table {{ this }} set tblproperties ('cdc_lake.loads_read_through' = '')
+            {%- endcall -%}
+        {%- endif -%}
         {%- call statement('main') -%}
             {{ incremental_insert_sql(this, overwrite=strategy == 'insert_overwrite') }}
         {%- endcall -%}
+        {%- set named = loads_read_marked(model.compiled_code) -%}
+        {%- if strategy == 'append' and (named is not none or recorded.through is not none) -%}
+            {%- set loads_record = loads_read_properties(named, recorded) -%}
+        {%- endif -%}
     {%- endif -%}
     {#- A new table is a few files; each append adds some for good (and every read opens
         them all), so an appended table is rewritten every so many appending runs. -#}
     {%- if strategy == 'append' and not creating -%}
-        {% do compact_appended_table(this, appended=not writing_nothing) %}
+        {%- set carried = {} -%}
+        {%- for name, value in table_properties_in(existing.information or '').items()
+                if name.startswith('cdc_lake.loads_read') -%}
+            {%- do carried.update({name: value}) -%}
+        {%- endfor -%}
+        {% do compact_appended_table(this, not writing_nothing, loads_record, carried) %}
     {%- endif -%}
     {%- set revoke = should_revoke(existing, should_full_refresh()) -%}
     {% do apply_grants(this, config.get('grants'), revoke) %}

@@ -3,13 +3,5 @@
    table or the property is absent. #}
 {% macro table_property(relation, name) -%}
     {%- set cached = load_relation(relation) -%}
-    {%- set listed = modules.re.search(
-        '\nTable Properties: \\[(.*)\\]\n', (cached.information or '') if cached else ''
-    ) -%}
-    {%- for property in (listed.group(1).split(', ') if listed else []) -%}
-        {%- if property.startswith(name ~ '=') -%}
-            {{ return(property[name | length + 1:]) }}
-        {%- endif -%}
-    {%- endfor -%}
-    {{ return(none) }}
+    {{ return(table_properties_in((cached.information or '') if cached else '').get(name)) }}
 {%- endmacro %}

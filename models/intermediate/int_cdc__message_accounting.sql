@@ -2,7 +2,9 @@
     what staging and every model after it hold for it (whatever run wrote those rows), so it
     still checks their increments rather than trusting them. `dbt run --full-refresh --select
     int_cdc__message_accounting` recounts every landed message (the full reconciliation). -#}
-{%- set new_loads = loaded_since_last_run(staged_loads()) -%}
+{%- set new_loads = loaded_since_last_run(
+    staged_loads(), parents=staged_models()
+) -%}
 {#- Every enabled format's landing table (macro cdc_formats, var cdc_lake_formats). -#}
 {%- set landing_tables = [] -%}
 {%- for entry in enabled_cdc_formats() -%}

@@ -3,7 +3,9 @@
     (one format) to 40 s (all fourteen) per run once truncates or partial changes were in it,
     2 s over a table. Staging marks each event's first delivery against everything it holds,
     so the changes loaded since the last run are exactly the ones not stored yet. -#}
-{%- set new_loads = loaded_since_last_run(staged_loads(is_logged_change())) %}
+{%- set new_loads = loaded_since_last_run(
+    staged_loads(is_logged_change()), parents=staged_models()
+) %}
 
 with
 

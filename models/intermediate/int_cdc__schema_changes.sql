@@ -1,4 +1,6 @@
-{%- set new_loads = loaded_since_last_run(staged_loads(is_logged_statement())) %}
+{%- set new_loads = loaded_since_last_run(
+    staged_loads(is_logged_statement()), parents=staged_models()
+) %}
 
 with
 

@@ -71,6 +71,16 @@ STORED_KEY_RANGE = "primary_key between cast(unbase64('"
 # one it never sends (its table holds no row: the probe of every load finds none).
 IDLE_MODELS = ("int_cdc__row_history_base", "int_cdc__row_history_delta", "int_cdc__row_versions")
 IDLE_STAGING = ("stg_debezium__json", "stg_ogg__json")
+# How a model asks for its new loads when it has no record of the loads it read (macro
+# loaded_since_last_run): staging's question for the newest load it holds, and the probe of
+# the staging tables by the models after them.
+LOAD_PROBES = (
+    "select unix_micros(( select coalesce(max(loaded_at)",
+    "select distinct unix_micros(loaded_at) as load_micros from (select loaded_at from",
+)
+# The record of the loads an appended table has read (macro recorded_loads): blank, as a run
+# stopped between its insert and its record leaves it.
+BLANK_RECORD = "set tblproperties ('cdc_lake.loads_read_through' = '')"
 
 
 @dataclass
@@ -515,6 +525,26 @@ def landing_watermarks(log_offset: int, raw_schema: str) -> dict[str, str]:
     return {table: watermark.split("(")[0] + "(" for table, watermark in probes}
 
 
+def logged_statements(log_offset: int) -> list[tuple[str, str]]:
+    """The statements dbt logged for models after `log_offset`, in order, as (model,
+    statement with its whitespace collapsed)."""
+    with dbt_log().open(encoding="utf-8", errors="replace") as logged:
+        logged.seek(log_offset)
+        text = re.sub(r"\x1b\[[0-9;]*m", "", logged.read())
+    statements = []
+    for entry in re.split(r"^\d\d:\d\d:\d\d\.\d+ ", text, flags=re.M):
+        found = re.search(r"On model\.cdc_lake\.(\w+): /\*.*?\*/(.*)", entry, re.S)
+        if found:
+            statements.append((found.group(1), " ".join(found.group(2).split())))
+    return statements
+
+
+def load_probes(statements: list[tuple[str, str]]) -> set[str]:
+    """The models whose statements among `statements` asked for their new loads by reading
+    tables (LOAD_PROBES), not from the records of the loads read."""
+    return {model for model, statement in statements if statement.startswith(LOAD_PROBES)}
+
+
 def base_row_counts(cursor: Any, schema: str) -> tuple[int | None, int]:
     """The history base's row count as its post-hook recorded it (table property
     cdc_lake.row_count, which macro history_compaction_due reads), and as counted."""
@@ -627,11 +657,15 @@ def run_batches(
     name: str,
     formats: list[str],
     batch_vars: dict[str, Any] = DELTAS_ONLY,
+    stopped_after: int | None = None,
 ) -> dict[str, Any]:
     """The batches run one by one (schema <name>_batches, `batch_vars`), with a compaction
     after batch COMPACT_AFTER_BATCH: the snapshots taken after each run, the fold parts the
     first run's base and each delta were planned with, the appended tables after each run
-    (the compaction's run among them), and the delta's rows after the last batch."""
+    (the compaction's run among them), the delta's rows after the last batch, and the
+    statements each run after the first logged. After batch `stopped_after`, each appended
+    table's record of the loads it read is blanked, as a run stopped between its inserts and
+    their records leaves them."""
     snapshots = []
     appended = []
     delta_parts = []
@@ -639,6 +673,7 @@ def run_batches(
     delta_key_ranges = []
     named_loads = []
     landing_probes = []
+    statements = []
     delta = f"{name}_batches_intermediate.int_cdc__row_history_delta"
     target = work / f"target-{name}-batches"
     with environment(f"{name}_raw_batches", f"{name}_batches", target):
@@ -662,12 +697,27 @@ def run_batches(
                     in executed_statement(target, "int_cdc__row_versions")
                 )
                 landing_probes.append(landing_watermarks(log_offset, f"{name}_raw_batches"))
+                statements.append(logged_statements(log_offset))
+            if number == stopped_after:
+                for suffix, table in APPENDED:
+                    run(cursor, f"alter table {name}_batches_{suffix}.{table} {BLANK_RECORD}")
             if number == COMPACT_AFTER_BATCH:
                 dbt_run("run", *MARTS, *dbt_vars(COMPACT, formats))  # nothing new, compacted
                 compacted = snapshot(cursor, f"{name}_batches")
                 appended.append(appended_tables(cursor, f"{name}_batches"))
                 assert scalar(cursor, f"select count(*) from {delta}") == 0
                 recorded = [base_row_counts(cursor, f"{name}_batches")]
+                records = {
+                    table: (
+                        dict(run(cursor, f"show tblproperties {name}_batches_{suffix}.{table}")),
+                        scalar(
+                            cursor,
+                            "select unix_micros(max(loaded_at))"
+                            f" from {name}_batches_{suffix}.{table}",
+                        ),
+                    )
+                    for suffix, table in APPENDED
+                }
     return {
         "batch_snapshots": snapshots,
         "appended": appended,
@@ -679,6 +729,8 @@ def run_batches(
         "delta_key_ranges": delta_key_ranges,
         "named_loads": named_loads,
         "landing_probes": landing_probes,
+        "statements": statements,
+        "compacted_records": records,
         "first_base_parts": first_base_parts,
     }
 
@@ -778,6 +830,7 @@ def plain_pipelines(spark_server: Any, generated_stream: dict[str, Any]) -> dict
             "plain",
             PLAIN_FORMATS,
             DELTAS_ONLY | REWRITE_EACH_APPEND,
+            stopped_after=COMPACT_AFTER_BATCH,
         )
         # As a delta built before it kept the count: macro history_compaction_due counts.
         delta = "plain_batches_intermediate.int_cdc__row_history_delta"
@@ -1014,6 +1067,48 @@ def test_sync_progress_keeps_one_row_per_topic(generated_pipelines: dict[str, An
 def test_a_run_with_nothing_new_changes_no_row(generated_pipelines: dict[str, Any]) -> None:
     *_, last_batch, rerun = generated_pipelines["batch_snapshots"]
     assert rerun == last_batch
+
+
+def test_appended_models_take_their_new_loads_from_the_records_of_the_loads_read(
+    generated_pipelines: dict[str, Any],
+) -> None:
+    """On the first incremental run, which finds no record of the loads read, staging asks
+    for the newest load it holds and the models after it probe the staging tables; once each
+    appended table has recorded the loads it read (macro recorded_loads; the format that
+    sends nothing from what it holds), neither runs, across a compaction that rewrote them
+    (macro loaded_since_last_run). (The schema changes, which get rows only from a load with
+    a DDL statement, probe until their record reaches back to staging's lists.) Each record
+    is blanked just before its table's insert and stored after it."""
+    readers = {"int_cdc__row_versions", "int_cdc__message_accounting"}
+    staging = {"stg_debezium__json", "stg_huawei_drs__mongo", "stg_dataworks__json"}
+    first, last = generated_pipelines["statements"][0], generated_pipelines["statements"][-1]
+    assert readers | staging <= load_probes(first)
+    assert not load_probes(last) & (readers | staging | set(IDLE_STAGING))
+    row_versions = [statement for model, statement in last if model == "int_cdc__row_versions"]
+    order = [
+        next(i for i, statement in enumerate(row_versions) if part in statement)
+        for part in (
+            BLANK_RECORD,
+            "insert into table",
+            "'cdc_lake.loads_read_through' = '1",
+        )
+    ]
+    assert order == sorted(order), row_versions
+
+
+def test_a_run_stopped_before_its_record_sends_the_next_to_the_tables(
+    plain_pipelines: dict[str, Any],
+) -> None:
+    """After a run stopped between its inserts and their records (blanked records), the next
+    run with nothing new records what each appended table holds (macro
+    held_loads_properties): its newest load; the run after it reads its new loads from the
+    records again, and the batches still give what the full refresh gives (test
+    test_a_stream_without_truncates_or_partial_changes_folds_the_same)."""
+    for table, (properties, newest) in plain_pipelines["compacted_records"].items():
+        assert properties.get("cdc_lake.loads_read_through") == str(newest), table
+        assert properties.get("cdc_lake.loads_read") == "", table
+    last = plain_pipelines["statements"][-1]
+    assert not load_probes(last) & {table for _, table in APPENDED}
 
 
 def test_a_run_with_nothing_new_runs_no_insert(generated_pipelines: dict[str, Any]) -> None:
