@@ -5,12 +5,19 @@
    (property `cdc_lake.rows_at_compaction`), or var `cdc_lake_compact` is true, rewrites the
    table as a few files instead (see _macros.yml). Stores `properties` (the run's record of
    the loads it read) with the count; a rewrite, which starts a table without properties,
-   stores `carried` (the table's record as the run began) before them. #}
-{% macro compact_appended_table(relation, appended, properties=none, carried=none) -%}
+   carries over the table's record as the run began (`cdc_lake.loads_read*`) before them. #}
+{% macro compact_appended_table(relation, appended, properties=none) -%}
     {%- set cached = table_properties_in(load_relation(relation).information or '') -%}
     {%- set held = cached.get('cdc_lake.appends_since_compaction') -%}
     {%- set appends = (held | int if held else 0) + (1 if appended else 0) -%}
     {%- set rows = cached.get('cdc_lake.rows_at_compaction') -%}
+    {#- The record of the loads read, which a rewrite carries over to its new table. -#}
+    {%- set carried = {} -%}
+    {%- for name in cached -%}
+        {%- do carried.update(
+            {name: cached[name]} if name.startswith('cdc_lake.loads_read') else {}
+        ) -%}
+    {%- endfor -%}
     {%- if var('cdc_lake_compact') or appends >= appends_between_compactions(rows | int) -%}
         {#- The rows in the order they were loaded, each file a stretch of loads (and so of
             times), as the appended files were: parquet's statistics of a file still let the
@@ -33,7 +40,7 @@
             new table has no count. -#}
         {%- set rows = run_query('select count(*) from ' ~ table).columns[0].values()[0] -%}
         {%- set stored = {'cdc_lake.rows_at_compaction': rows} -%}
-        {%- do stored.update(carried or {}) -%}
+        {%- do stored.update(carried) -%}
     {%- elif appended or properties -%}
         {%- set stored = {'cdc_lake.appends_since_compaction': appends} if appended else {} -%}
     {%- endif -%}

@@ -62,12 +62,7 @@
     {#- A new table is a few files; each append adds some for good (and every read opens
         them all), so an appended table is rewritten every so many appending runs. -#}
     {%- if strategy == 'append' and not creating -%}
-        {%- set carried = {} -%}
-        {%- for name, value in table_properties_in(existing.information or '').items()
-                if name.startswith('cdc_lake.loads_read') -%}
-            {%- do carried.update({name: value}) -%}
-        {%- endfor -%}
-        {% do compact_appended_table(this, not writing_nothing, loads_record, carried) %}
+        {% do compact_appended_table(this, not writing_nothing, loads_record) %}
     {%- endif -%}
     {%- set revoke = should_revoke(existing, should_full_refresh()) -%}
     {% do apply_grants(this, config.get('grants'), revoke) %}

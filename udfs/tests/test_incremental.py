@@ -514,17 +514,6 @@ def dbt_log_size() -> int:
     return dbt_log().stat().st_size if dbt_log().exists() else 0
 
 
-def landing_watermarks(log_offset: int, raw_schema: str) -> dict[str, str]:
-    """What each staging model's probe of its landing table (of `raw_schema`) compared
-    `loaded_at` with, by landing table, in the statements dbt logged after `log_offset`: the
-    function of a value (`timestamp_micros(`) or the parenthesis of a subquery (`(`)."""
-    with dbt_log().open(encoding="utf-8", errors="replace") as logged:
-        logged.seek(log_offset)
-        text = " ".join(logged.read().split())
-    probes = re.findall(rf"from {raw_schema}\.(\w+) where loaded_at > (\S+)", text)
-    return {table: watermark.split("(")[0] + "(" for table, watermark in probes}
-
-
 def logged_statements(log_offset: int) -> list[tuple[str, str]]:
     """The statements dbt logged for models after `log_offset`, in order, as (model,
     statement with its whitespace collapsed)."""
@@ -537,6 +526,15 @@ def logged_statements(log_offset: int) -> list[tuple[str, str]]:
         if found:
             statements.append((found.group(1), " ".join(found.group(2).split())))
     return statements
+
+
+def landing_watermarks(statements: list[tuple[str, str]], raw_schema: str) -> dict[str, str]:
+    """What each staging model's probe of its landing table (of `raw_schema`) compared
+    `loaded_at` with, by landing table, among `statements` (logged_statements): the function
+    of a value (`timestamp_micros(`) or the parenthesis of a subquery (`(`)."""
+    pattern = rf"from {raw_schema}\.(\w+) where loaded_at > (\S+)"
+    probes = [found for _, statement in statements for found in re.findall(pattern, statement)]
+    return {table: watermark.split("(")[0] + "(" for table, watermark in probes}
 
 
 def load_probes(statements: list[tuple[str, str]]) -> set[str]:
@@ -696,8 +694,8 @@ def run_batches(
                     and "loaded_at in (timestamp_micros("
                     in executed_statement(target, "int_cdc__row_versions")
                 )
-                landing_probes.append(landing_watermarks(log_offset, f"{name}_raw_batches"))
                 statements.append(logged_statements(log_offset))
+                landing_probes.append(landing_watermarks(statements[-1], f"{name}_raw_batches"))
             if number == stopped_after:
                 for suffix, table in APPENDED:
                     run(cursor, f"alter table {name}_batches_{suffix}.{table} {BLANK_RECORD}")
