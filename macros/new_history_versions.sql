@@ -5,7 +5,11 @@
    expressions (none when no version has a key, or a key is longer than 1,024 characters);
    `count`, how many they are, and of them how many are truncates and partial changes
    (`new_truncates`, `new_partial_changes`: macro history_delta_kinds adds what came
-   before). The general answer while dbt parses and in the SQL linter. See _macros.yml. #}
+   before); `first_ordering_key` and `last_ordering_key`, the lowest and highest
+   `ordering_key` among those with a key (none when none has one, or one is not the digits
+   and dots of macro ordering_key); `through`, the newest load (none when there are none,
+   or more than `max_loads`). The general answer while dbt parses and in the SQL linter.
+   See _macros.yml. #}
 {% macro new_history_versions(relation, after, max_loads=1000) -%}
     {%- if not execute -%}
         {{ return({
@@ -15,6 +19,9 @@
             'count': 0,
             'new_truncates': 0,
             'new_partial_changes': 0,
+            'first_ordering_key': none,
+            'last_ordering_key': none,
+            'through': none,
         }) }}
     {%- endif -%}
     {%- set probe_sql -%}
@@ -25,7 +32,9 @@
             new_versions.longest_key,
             new_versions.version_count,
             new_versions.truncate_count,
-            new_versions.partial_count
+            new_versions.partial_count,
+            new_versions.first_ordering_key,
+            new_versions.last_ordering_key
         from (
             select
                 array_join(cast(slice(
@@ -36,13 +45,16 @@
                 coalesce(max(length(touched_key)), 0) as longest_key,
                 count(*) as version_count,
                 count_if(op = 'truncate') as truncate_count,
-                count_if(is_partial) as partial_count
+                count_if(is_partial) as partial_count,
+                'k' || min(touched_ordering_key) as first_ordering_key,
+                'k' || max(touched_ordering_key) as last_ordering_key
             from (
                 select
                     loaded_at,
                     op,
                     is_partial,
-                    case when op != 'truncate' then primary_key end as touched_key
+                    case when op != 'truncate' then primary_key end as touched_key,
+                    case when op != 'truncate' then ordering_key end as touched_ordering_key
                 from {{ relation }}
                 where loaded_at > {{ after }}
             ) as versions
@@ -52,6 +64,9 @@
     {#- Text, unless one load made it a number (dbt infers the types of what it reads). -#}
     {%- set loads = (found[0] | string).split(' ') | map('int') | list if found[0] else [] -%}
     {%- set has_range = found[1] is not none and found[3] <= 1024 -%}
+    {#- Prefixed in the probe: digits and dots alone may come back as a number. -#}
+    {%- set ordering_keys = [found[7] or '', found[8] or ''] | map('string') | list -%}
+    {%- set has_order = modules.re.fullmatch('k[0-9.]+ k[0-9.]+', ordering_keys | join(' ')) -%}
     {{ return({
         'condition': load_times_condition(loads, 'loaded_at', max_loads),
         'low': "cast(unbase64('" ~ found[1] ~ "') as string)" if has_range else none,
@@ -59,5 +74,8 @@
         'count': found[4] | int,
         'new_truncates': found[5] | int,
         'new_partial_changes': found[6] | int,
+        'first_ordering_key': ordering_keys[0][1:] if has_order else none,
+        'last_ordering_key': ordering_keys[1][1:] if has_order else none,
+        'through': loads[-1] if loads and loads | length <= max_loads else none,
     }) }}
 {%- endmacro %}

@@ -1,9 +1,10 @@
 {# What the history delta `relation` holds in its table properties (stored by its post-hook
    record_versions_since_base) of the row versions loaded since the base's generation
    `base_generation`, from dbt's relation cache: `{'versions': N, 'truncates': T,
-   'partial_changes': P}`, a kind none where the delta kept no count of it (built before it
-   did); none when it holds no count, or one counted against another generation (the base
-   was rebuilt since). #}
+   'partial_changes': P, 'newest': K}`, a kind none where the delta kept no count of it
+   (built before it did), K the highest `ordering_key` among them ('' for none; none where
+   the delta did not keep it with this count, or could not); none when it holds no count,
+   or one counted against another generation (the base was rebuilt since). #}
 {% macro versions_counted_since(relation, base_generation) -%}
     {%- set counted_since = table_property(relation, 'cdc_lake.base_generation') -%}
     {%- set counted = table_property(relation, 'cdc_lake.versions_since_base') -%}
@@ -16,5 +17,14 @@
         {%- set value = table_property(relation, 'cdc_lake.' ~ kind ~ '_since_base') -%}
         {%- do counts.update({kind: value | int if value is not none else none}) -%}
     {%- endfor -%}
+    {#- Stored with the count it was stored with: a run that kept the count and not it (a
+        project from before it) leaves it stale, and a mismatch tells. -#}
+    {%- set newest = modules.re.fullmatch(
+        '([0-9]+):([0-9.]*)',
+        table_property(relation, 'cdc_lake.newest_ordering_key_since_base') or ''
+    ) -%}
+    {%- do counts.update({
+        'newest': newest.group(2) if newest and newest.group(1) == counted else none
+    }) -%}
     {{ return(counts) }}
 {%- endmacro %}

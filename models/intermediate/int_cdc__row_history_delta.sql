@@ -3,8 +3,10 @@
     (`generation`) per run: each new version, and the stored version before it (its end moves).
     Changes that arrive in order are folded onto the key's stored latest version (a seed), so a
     run reads the new versions, not the history; a key with a late change (older than its
-    stored latest, or than a truncate of its table) is refolded from all its versions. Readers
-    take, per version, the row of the newest generation (cdc_row_history). -#}
+    stored latest, or than a truncate of its table) is refolded from all its versions. When
+    every new version is newer than every stored one (macro history_in_order), no key can
+    have a late change and the plan leaves that look-up out. Readers take, per version, the
+    row of the newest generation (cdc_row_history). -#}
 {%- set base = ref('int_cdc__row_history_base') -%}
 {%- set row_versions_relation = ref('int_cdc__row_versions') -%}
 {#- Where the base and this table have read up to (0 while dbt parses, and in the SQL
@@ -27,6 +29,7 @@
 {%- set kinds = history_delta_kinds(row_versions_relation, base, base_generation, since_base) -%}
 {%- set has_truncates = kinds.truncates -%}
 {%- set has_partial_changes = kinds.partial_changes -%}
+{%- set in_order = history_in_order(base, base_generation, since_base, new_versions, kinds) -%}
 
 {{ versions_since_base_note(since_base, base_generation, kinds) }}
 
@@ -157,6 +160,8 @@ truncated_tables as (
 ),
 {%- endif %}
 
+{%- if not in_order %}
+
 {# Refolded from all their versions: keys with a change older than what is stored or than a
    truncate of their table, and every key of a table truncated now. #}
 late_keys as (
@@ -220,6 +225,7 @@ late_key_versions as (
     where row_versions.op != 'truncate'
 
 ),
+{%- endif %}
 
 {# A key's stored latest version as a full image (the row as it was), for the fold. #}
 seeds as (
@@ -250,10 +256,12 @@ seeds as (
         stored_latest.valid_from as seed_valid_from
 
     from stored_latest
+    {% if not in_order %}
     left anti join late_keys
         on
             stored_latest.table_key = late_keys.table_key
             and stored_latest.primary_key = late_keys.primary_key
+    {% endif %}
 
 ),
 
@@ -266,18 +274,22 @@ in_order_versions as (
         cast(null as timestamp) as seed_valid_from
 
     from new_versions
+    {% if not in_order %}
     left anti join late_keys
         on
             new_versions.table_key = late_keys.table_key
             and new_versions.primary_key = late_keys.primary_key
+    {% endif %}
     where new_versions.op != 'truncate'
 
 ),
 
 key_versions as (
 
+    {% if not in_order %}
     select * from late_key_versions
     union all
+    {% endif %}
     select * from seeds
     union all
     select * from in_order_versions
@@ -310,13 +322,17 @@ changed_rows as (
 
 ),
 
-{# The newest load these rows account for: what the next run compares against. #}
+{%- if new_versions.through is none %}
+
+{# The newest load these rows account for: what the next run compares against. The probe
+   names it (below), unless the run reads more loads than it lists. #}
 built_through as (
 
     select coalesce(unix_micros(max(loaded_at)), 0) as generation
     from new_versions
 
 ),
+{%- endif %}
 
 {# Rebalanced by the partitions written: Spark sizes the write by the data (a file per
    partition for a run's few thousand rows, more for a large catch-up). The fold's eight
@@ -327,10 +343,16 @@ final as (
 
     select /*+ rebalance(generation, is_current) */
         changed_rows.*,
+        {% if new_versions.through is not none %}
+        cast({{ new_versions.through }} as bigint) as generation
+        {% else %}
         built_through.generation
+        {% endif %}
 
     from changed_rows
+    {% if new_versions.through is none %}
     cross join built_through
+    {% endif %}
 
 )
 

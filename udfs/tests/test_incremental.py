@@ -66,6 +66,9 @@ GEN_FORMATS = ["debezium_json", "drs_mongo", "dataworks_json", "ogg_json"]
 FOLD_PARTS = ("fold_truncate_versions", "fold_column_writes")
 # In the delta's statement when it reads the stored rows within the range of the touched keys.
 STORED_KEY_RANGE = "primary_key between cast(unbase64('"
+# In the delta's statement when it looks for keys with a late change (macro history_in_order).
+LATE_KEY_LOOKUP = "late_keys as ("
+
 # Models that run no insert when nothing is new (macros writes_nothing, select_new_rows):
 # the history's two halves and the row versions; staging of a format the stream uses and of
 # one it never sends (its table holds no row: the probe of every load finds none).
@@ -660,8 +663,9 @@ def run_batches(
     """The batches run one by one (schema <name>_batches, `batch_vars`), with a compaction
     after batch COMPACT_AFTER_BATCH: the snapshots taken after each run, the fold parts the
     first run's base and each delta were planned with, the appended tables after each run
-    (the compaction's run among them), the delta's rows after the last batch, and the
-    statements each run after the first logged. After batch `stopped_after`, each appended
+    (the compaction's run among them), the delta's rows after the last batch, whether each
+    delta's statement looked for late keys, and the statements each run after the first
+    logged. After batch `stopped_after`, each appended
     table's record of the loads it read is blanked, as a run stopped between its inserts and
     their records leaves them."""
     snapshots = []
@@ -669,6 +673,7 @@ def run_batches(
     delta_parts = []
     history_parts = []
     delta_key_ranges = []
+    late_key_lookups = []
     named_loads = []
     landing_probes = []
     statements = []
@@ -689,6 +694,7 @@ def run_batches(
                 history_parts.append(history_fold_parts(cursor, f"{name}_batches"))
                 statement = executed_statement(target, "int_cdc__row_history_delta")
                 delta_key_ranges.append(STORED_KEY_RANGE in statement)
+                late_key_lookups.append(LATE_KEY_LOOKUP in statement)
                 named_loads.append(
                     "loaded_at in (timestamp_micros(" in statement
                     and "loaded_at in (timestamp_micros("
@@ -725,6 +731,7 @@ def run_batches(
         "delta_parts": delta_parts,
         "history_parts": history_parts,
         "delta_key_ranges": delta_key_ranges,
+        "late_key_lookups": late_key_lookups,
         "named_loads": named_loads,
         "landing_probes": landing_probes,
         "statements": statements,
@@ -839,6 +846,26 @@ def plain_pipelines(spark_server: Any, generated_stream: dict[str, Any]) -> dict
         return batched | {"uncounted_size_compaction": uncounted}
 
 
+@pytest.fixture(scope="module")
+def ordered_pipeline(spark_server: Any, generated_stream: dict[str, Any]) -> dict[str, Any]:
+    """The DataWorks table of the same stream delivered in the source's order, once each, in
+    BATCHES batches (an update's two halves in one batch), batch by batch: every run's new
+    versions are newer than every version stored before them."""
+    source: SourceDatabase = generated_stream["source"]
+    messages = [message for message in source.messages if message.fmt in PLAIN_FORMATS]
+    size = -(-len(messages) // BATCHES)
+    batches: list[list[Message]] = [[]]
+    for message in messages:
+        if len(batches[-1]) >= size and message.second_half_of is None:
+            batches.append([])
+        batches[-1].append(message)
+    work = generated_stream["work"]
+    offsets: dict[str, int] = {}
+    files = [write_batch(batch, work / f"ordered-{n}", offsets) for n, batch in enumerate(batches)]
+    with connect(spark_server.host, spark_server.port) as cursor:
+        return run_batches(cursor, files, work, "ordered", PLAIN_FORMATS)
+
+
 def live_rows(rows: dict[int, dict[str, Any]]) -> dict[str, dict[str, str]]:
     """A simulated MySQL table's live rows as cdc_current_state shows them: by primary key
     (JSON), every value as text."""
@@ -893,9 +920,11 @@ def test_batches_equal_one_full_refresh(generated_pipelines: dict[str, Any]) -> 
 def new_versions(rows: str, tmp_path: Path, cursor: Any, after: int = 10) -> dict[str, Any]:
     """What macro new_history_versions makes of versions (op, primary_key, is_partial,
     loaded_at as microseconds) given as SQL `values` rows, those loaded after `after` µs new:
-    its key bounds evaluated by the server (None where it gives none)."""
+    its key bounds evaluated by the server (None where it gives none). A version's
+    ordering_key is its load time, a dot and its key's length."""
     jinja = (
         "{% set versions %}(select op, primary_key, is_partial,"
+        " loaded_micros || '.' || coalesce(length(primary_key), 0) as ordering_key,"
         " timestamp_micros(loaded_micros) as loaded_at from values " + rows + " as"
         " versions(op, primary_key, is_partial, loaded_micros)){% endset %}"
         f"{{{{ tojson(new_history_versions(versions, 'timestamp_micros({after})')) }}}}"
@@ -914,9 +943,11 @@ def test_new_history_versions_holds_every_touched_key_and_kind(
     key of the new versions only, truncates (no key) left out, exact whatever a key's
     characters (a key is message content: the SQL carries it as base64), and none when no new
     version has a key or a key is over 1,024 characters, so that the delta then reads every
-    stored row. The condition names the new loads; the truncates and partial changes counted
-    are the new versions' only (macro history_delta_kinds adds what the base and the
-    delta recorded of the older ones)."""
+    stored row. The condition names the new loads, and the newest of them is named; the
+    truncates and partial changes counted are the new versions' only (macro
+    history_delta_kinds adds what the base and the delta recorded of the older ones), and
+    so are the lowest and highest ordering keys, of versions with a key (macro
+    history_in_order)."""
     tricky = '["it\'s \u2713 ); drop"]'
     literal = "'" + tricky.replace("'", "\\'") + "'"
     found = new_versions(
@@ -931,8 +962,11 @@ def test_new_history_versions_holds_every_touched_key_and_kind(
         "loaded_at in (timestamp_micros(11), timestamp_micros(12), timestamp_micros(2534"
     )
     assert (found["count"], found["new_truncates"], found["new_partial_changes"]) == (4, 1, 0)
+    assert (found["first_ordering_key"], found["through"]) == ("11.5", 12)
+    assert found["last_ordering_key"] == max(f"12.{len(tricky)}", "12.5")  # as text
     only_truncate = new_versions("('truncate', null, false, 11)", tmp_path, cursor)
     assert (only_truncate["low"], only_truncate["high"]) == (None, None)
+    assert (only_truncate["first_ordering_key"], only_truncate["last_ordering_key"]) == (None,) * 2
     assert (only_truncate["new_truncates"], only_truncate["new_partial_changes"]) == (1, 0)
     long_key = new_versions(
         "('update', repeat('k', 1025), false, 11), ('insert', 'a', false, 11)", tmp_path, cursor
@@ -944,6 +978,7 @@ def test_new_history_versions_holds_every_touched_key_and_kind(
     assert (exact["new_truncates"], exact["new_partial_changes"]) == (0, 1)
     nothing_new = new_versions("('insert', 'a', true, 10)", tmp_path, cursor)
     assert nothing_new["condition"] == "false" and nothing_new["count"] == 0
+    assert nothing_new["through"] is None
     assert nothing_new["new_partial_changes"] == 0
 
 
@@ -1322,6 +1357,26 @@ def test_a_stream_without_truncates_or_partial_changes_folds_the_same(
     assert {row["table_key"] for row in rows} == {PRICES_TABLE_KEY}
     live_prices = live_rows(source.prices)
     assert {row["primary_key"]: json.loads(row["row_data"]) for row in rows} == live_prices
+
+
+def test_a_stream_in_order_folds_without_looking_for_late_keys(
+    ordered_pipeline: dict[str, Any],
+    plain_pipelines: dict[str, Any],
+    generated_pipelines: dict[str, Any],
+) -> None:
+    """A stream whose every run brings only versions newer than those stored (the DataWorks
+    table in the source's order) plans each delta without the late-key look-up, across a
+    compaction (macro history_in_order: the records of the newest version stored), and
+    still ends as the full refresh of the whole stream. The same table delivered out of
+    order looks for late keys, and a stream with truncates always does."""
+    assert ordered_pipeline["late_key_lookups"] == [False] * (BATCHES - 1)
+    assert any(plain_pipelines["late_key_lookups"]), plain_pipelines["late_key_lookups"]
+    assert all(generated_pipelines["late_key_lookups"])
+    batched = ordered_pipeline["batch_snapshots"][-1]
+    for part in ("state", "history"):
+        full = [row for row in generated_pipelines["full"][part] if row[0] == PRICES_TABLE_KEY]
+        assert full
+        assert batched[part] == full, part
 
 
 def test_a_view_is_replaced_only_when_its_query_changes(spark_server: Any, tmp_path: Path) -> None:
