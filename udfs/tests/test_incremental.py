@@ -68,7 +68,6 @@ FOLD_PARTS = ("fold_truncate_versions", "fold_column_writes")
 STORED_KEY_RANGE = "primary_key between cast(unbase64('"
 # In the delta's statement when it looks for keys with a late change (macro history_in_order).
 LATE_KEY_LOOKUP = "late_keys as ("
-
 # Models that run no insert when nothing is new (macros writes_nothing, select_new_rows):
 # the history's two halves and the row versions; staging of a format the stream uses and of
 # one it never sends (its table holds no row: the probe of every load finds none).
