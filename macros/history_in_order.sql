@@ -12,12 +12,13 @@
     {%- endif -%}
     {%- set recorded_for = table_property(base, 'cdc_lake.generation') -%}
     {%- set stored = [
-        table_property(base, 'cdc_lake.newest_ordering_key'), since_base.held_newest
-    ] | map('string') | list -%}
+        ordering_key_text(table_property(base, 'cdc_lake.newest_ordering_key')),
+        since_base.held_newest,
+    ] -%}
     {{ return(
         recorded_for is not none and (recorded_for | int) == base_generation
         and new_versions.first_ordering_key is not none
-        and modules.re.fullmatch('[0-9.]* [0-9.]*', stored | join(' ')) is not none
+        and none not in stored
         and new_versions.first_ordering_key > stored | max
     ) }}
 {%- endmacro %}

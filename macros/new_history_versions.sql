@@ -6,8 +6,8 @@
    `count`, how many they are, and of them how many are truncates and partial changes
    (`new_truncates`, `new_partial_changes`: macro history_delta_kinds adds what came
    before); `first_ordering_key` and `last_ordering_key`, the lowest and highest
-   `ordering_key` among those with a key (none when none has one, or one is not the digits
-   and dots of macro ordering_key); `through`, the newest load (none when there are none,
+   `ordering_key` among those with a key (none when none has one, or one is not an ordering
+   key: macro ordering_key_text); `through`, the newest load (none when there are none,
    or more than `max_loads`). The general answer while dbt parses and in the SQL linter.
    See _macros.yml. #}
 {% macro new_history_versions(relation, after, max_loads=1000) -%}
@@ -65,8 +65,9 @@
     {%- set loads = (found[0] | string).split(' ') | map('int') | list if found[0] else [] -%}
     {%- set has_range = found[1] is not none and found[3] <= 1024 -%}
     {#- Prefixed in the probe: digits and dots alone may come back as a number. -#}
-    {%- set ordering_keys = [found[7] or '', found[8] or ''] | map('string') | list -%}
-    {%- set has_order = modules.re.fullmatch('k[0-9.]+ k[0-9.]+', ordering_keys | join(' ')) -%}
+    {%- set first_key = ordering_key_text(found[7][1:]) if found[7] else none -%}
+    {%- set last_key = ordering_key_text(found[8][1:]) if found[8] else none -%}
+    {%- set has_order = first_key and last_key -%}
     {{ return({
         'condition': load_times_condition(loads, 'loaded_at', max_loads),
         'low': "cast(unbase64('" ~ found[1] ~ "') as string)" if has_range else none,
@@ -74,8 +75,8 @@
         'count': found[4] | int,
         'new_truncates': found[5] | int,
         'new_partial_changes': found[6] | int,
-        'first_ordering_key': ordering_keys[0][1:] if has_order else none,
-        'last_ordering_key': ordering_keys[1][1:] if has_order else none,
+        'first_ordering_key': first_key if has_order else none,
+        'last_ordering_key': last_key if has_order else none,
         'through': loads[-1] if loads and loads | length <= max_loads else none,
     }) }}
 {%- endmacro %}

@@ -5,8 +5,8 @@
    the run's query states them (macro version_kinds_note), whether the versions it folded
    hold a truncate or a partial change (`cdc_lake.truncates`, `cdc_lake.partial_changes`),
    which macro history_delta_kinds reads; and the highest `ordering_key` of its versions
-   (`cdc_lake.newest_ordering_key`: empty for none, `unknown` if not the digits and dots of
-   macro ordering_key; the one column the query reads), which macro history_in_order reads.
+   (`cdc_lake.newest_ordering_key`: empty for none, `unknown` if not an ordering key, macro
+   ordering_key_text; the one column the query reads), which macro history_in_order reads.
    Nothing after a run that wrote nothing. #}
 {% macro record_history_base_size(relation) -%}
     {%- if execute and not is_writing_nothing(relation) -%}
@@ -24,9 +24,9 @@
             "'cdc_lake.row_count' = '" ~ size[0] ~ "'",
             "'cdc_lake.generation' = '" ~ (size[1] or 0) ~ "'",
         ] -%}
-        {%- set newest = (size[2] | string)[1:] -%}
+        {%- set newest = ordering_key_text((size[2] | string)[1:]) -%}
         {%- do recorded.append("'cdc_lake.newest_ordering_key' = '" ~ (
-            newest if modules.re.fullmatch('[0-9.]*', newest) else 'unknown'
+            newest if newest is not none else 'unknown'
         ) ~ "'") -%}
         {%- if kinds -%}
             {%- do recorded.append("'cdc_lake.truncates' = '" ~ kinds.group(1) ~ "'") -%}

@@ -19,12 +19,11 @@
     {%- endfor -%}
     {#- Stored with the count it was stored with: a run that kept the count and not it (a
         project from before it) leaves it stale, and a mismatch tells. -#}
-    {%- set newest = modules.re.fullmatch(
-        '([0-9]+):([0-9.]*)',
+    {%- set newest = (
         table_property(relation, 'cdc_lake.newest_ordering_key_since_base') or ''
-    ) -%}
+    ).partition(':') -%}
     {%- do counts.update({
-        'newest': newest.group(2) if newest and newest.group(1) == counted else none
+        'newest': ordering_key_text(newest[2]) if newest[1] and newest[0] == counted else none
     }) -%}
     {{ return(counts) }}
 {%- endmacro %}
