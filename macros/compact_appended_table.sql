@@ -46,12 +46,6 @@
     {%- endif -%}
     {%- if stored is defined -%}
         {%- do stored.update(properties or {}) -%}
-        {%- set pairs = [] -%}
-        {%- for name, value in stored.items() -%}
-            {%- do pairs.append("'" ~ name ~ "' = '" ~ value ~ "'") -%}
-        {%- endfor -%}
-        {%- do run_query(
-            'alter table ' ~ relation ~ ' set tblproperties (' ~ pairs | join(', ') ~ ')'
-        ) -%}
+        {%- do set_table_properties(relation, stored) -%}
     {%- endif -%}
 {%- endmacro %}

@@ -3,8 +3,9 @@
    insert (macro incremental_insert_sql) and no temporary view of the model's query, and a
    run whose model writes nothing (macro writes_nothing) issues no statement at all. An
    appended table counts the runs that appended to it and is rewritten as a few files every
-   so many (macro compact_appended_table), and records the loads it read (macro
-   loads_read_properties), marked unknown while its insert is under way. #}
+   so many (macro compact_appended_table). A model whose SQL names the loads it reads
+   (macro select_new_rows) records them (macro loads_read_properties), marked unknown while
+   its insert is under way. #}
 {% materialization incremental, adapter='spark' -%}
     {%- set strategy = config.get('incremental_strategy') or 'append' -%}
     {%- set on_schema_change = config.get('on_schema_change') or 'ignore' -%}
@@ -46,7 +47,7 @@
         {%- endif -%}
         {#- A run that stops between its insert and its record must not leave the record of
             the loads before it: the next run would read this run's loads again. -#}
-        {%- if strategy == 'append' and recorded.through is not none -%}
+        {%- if recorded.through is not none -%}
             {%- call statement() -%}
                 alter table {{ this }} set tblproperties ('cdc_lake.loads_read_through' = '')
             {%- endcall -%}
@@ -55,14 +56,17 @@
             {{ incremental_insert_sql(this, overwrite=strategy == 'insert_overwrite') }}
         {%- endcall -%}
         {%- set named = loads_read_marked(model.compiled_code) -%}
-        {%- if strategy == 'append' and (named is not none or recorded.through is not none) -%}
+        {%- if named is not none or recorded.through is not none -%}
             {%- set loads_record = loads_read_properties(named, recorded) -%}
         {%- endif -%}
     {%- endif -%}
     {#- A new table is a few files; each append adds some for good (and every read opens
-        them all), so an appended table is rewritten every so many appending runs. -#}
+        them all), so an appended table is rewritten every so many appending runs, and
+        stores its record with its count. -#}
     {%- if strategy == 'append' and not creating -%}
         {% do compact_appended_table(this, not writing_nothing, loads_record) %}
+    {%- elif loads_record -%}
+        {% do set_table_properties(this, loads_record) %}
     {%- endif -%}
     {%- set revoke = should_revoke(existing, should_full_refresh()) -%}
     {% do apply_grants(this, config.get('grants'), revoke) %}

@@ -5,7 +5,9 @@
     new loads and a row per topic, and cdc_sync_progress reads a row per topic, not one per
     run and topic. -#}
 {%- set new_loads = loaded_since_last_run(
-    ref('int_cdc__message_accounting'), held_column='last_loaded_at'
+    ref('int_cdc__message_accounting'),
+    held_column='last_loaded_at',
+    parents=[ref('int_cdc__message_accounting')],
 ) %}
 {%- if new_loads == 'false' %}
 
@@ -185,6 +187,6 @@ final as (
 
 )
 
-select * from final
+{{ select_new_rows(new_loads) }}
 
 {%- endif %}

@@ -13,7 +13,9 @@
     image), in one pass: the row images of one table mostly share their column list, so the
     latest change per (table, column list) is found first and only those few lists are
     exploded. -#}
-{%- set new_loads = loaded_since_last_run(staged_loads(is_logged_change())) %}
+{%- set new_loads = loaded_since_last_run(
+    staged_loads(is_logged_change()), parents=staged_models()
+) %}
 {#- What a sighting keeps of the change it saw (the `latest` struct), new or held. #}
 {%- set latest_fields = [
     'database_name', 'schema_name', 'table_name', 'db_type', 'primary_key_columns',
@@ -201,6 +203,6 @@ final as (
 
 )
 
-select * from final
+{{ select_new_rows(new_loads) }}
 
 {%- endif %}

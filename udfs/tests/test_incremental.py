@@ -54,6 +54,12 @@ APPENDED = (
     ("intermediate", "int_cdc__row_versions"),
     ("intermediate", "int_cdc__message_accounting"),
 )
+# Models that overwrite a generation and record the loads they read (a run that reads a
+# load twice would count it twice in the sync totals).
+OVERWRITING_RECORDERS = (
+    ("intermediate", "int_cdc__table_sightings"),
+    ("intermediate", "int_cdc__sync_progress_totals"),
+)
 # The DataWorks pipeline's batches rewrite an appended table at every run that appends.
 REWRITE_EACH_APPEND = {"cdc_lake_compaction_appends": 1}
 # The DataWorks table alone: no truncate and no partial change, so the history's fold leaves
@@ -74,11 +80,14 @@ LATE_KEY_LOOKUP = "late_keys as ("
 IDLE_MODELS = ("int_cdc__row_history_base", "int_cdc__row_history_delta", "int_cdc__row_versions")
 IDLE_STAGING = ("stg_debezium__json", "stg_ogg__json")
 # How a model asks for its new loads when it has no record of the loads it read (macro
-# loaded_since_last_run): staging's question for the newest load it holds, and the probe of
-# the staging tables by the models after them.
-LOAD_PROBES = (
-    "select unix_micros(( select coalesce(max(loaded_at)",
-    "select distinct unix_micros(loaded_at) as load_micros from (select loaded_at from",
+# loaded_since_last_run): staging's question for the newest load it holds, and the probe by
+# the models after it of the tables they read (the staging tables, the accounting) for loads
+# after the newest they hold (staging's read of its landing table's loads after a literal,
+# which names them for the insert, is no such probe).
+LOAD_PROBES = re.compile(
+    r"select unix_micros\(\( select coalesce\(max\(loaded_at\)"
+    r"|select distinct unix_micros\(loaded_at\) as load_micros from .*"
+    r"> \( select coalesce\(max\("
 )
 # The record of the loads an appended table has read (macro recorded_loads): blank, as a run
 # stopped between its insert and its record leaves it.
@@ -542,7 +551,7 @@ def landing_watermarks(statements: list[tuple[str, str]], raw_schema: str) -> di
 def load_probes(statements: list[tuple[str, str]]) -> set[str]:
     """The models whose statements among `statements` asked for their new loads by reading
     tables (LOAD_PROBES), not from the records of the loads read."""
-    return {model for model, statement in statements if statement.startswith(LOAD_PROBES)}
+    return {model for model, statement in statements if LOAD_PROBES.match(statement)}
 
 
 def base_row_counts(cursor: Any, schema: str) -> tuple[int | None, int]:
@@ -664,8 +673,8 @@ def run_batches(
     first run's base and each delta were planned with, the appended tables after each run
     (the compaction's run among them), the delta's rows after the last batch, whether each
     delta's statement looked for late keys, and the statements each run after the first
-    logged. After batch `stopped_after`, each appended
-    table's record of the loads it read is blanked, as a run stopped between its inserts and
+    logged. After batch `stopped_after`, each record of the loads read (of the appended
+    tables and OVERWRITING_RECORDERS) is blanked, as a run stopped between its inserts and
     their records leaves them."""
     snapshots = []
     appended = []
@@ -702,7 +711,7 @@ def run_batches(
                 statements.append(logged_statements(log_offset))
                 landing_probes.append(landing_watermarks(statements[-1], f"{name}_raw_batches"))
             if number == stopped_after:
-                for suffix, table in APPENDED:
+                for suffix, table in APPENDED + OVERWRITING_RECORDERS:
                     run(cursor, f"alter table {name}_batches_{suffix}.{table} {BLANK_RECORD}")
             if number == COMPACT_AFTER_BATCH:
                 dbt_run("run", *MARTS, *dbt_vars(COMPACT, formats))  # nothing new, compacted
@@ -1105,27 +1114,31 @@ def test_appended_models_take_their_new_loads_from_the_records_of_the_loads_read
     generated_pipelines: dict[str, Any],
 ) -> None:
     """On the first incremental run, which finds no record of the loads read, staging asks
-    for the newest load it holds and the models after it probe the staging tables; once each
-    appended table has recorded the loads it read (macro recorded_loads; the format that
-    sends nothing from what it holds), neither runs, across a compaction that rewrote them
-    (macro loaded_since_last_run). (The schema changes, which get rows only from a load with
-    a DDL statement, probe until their record reaches back to staging's lists.) Each record
-    is blanked just before its table's insert and stored after it."""
-    readers = {"int_cdc__row_versions", "int_cdc__message_accounting"}
+    for the newest load it holds and the models after it probe the tables they read; once
+    each model that names the loads it reads (macro select_new_rows: the appended tables,
+    and the table sightings and sync totals, which overwrite a generation) has recorded
+    them (macro recorded_loads; the format that sends nothing from what it holds), neither
+    runs, across a compaction that rewrote the appended tables (macro
+    loaded_since_last_run). (The schema changes, which get rows only from a load with a DDL
+    statement, probe until their record reaches back to staging's lists.) Each record is
+    blanked just before its table's insert and stored after it."""
+    readers = {
+        "int_cdc__row_versions",
+        "int_cdc__message_accounting",
+        "int_cdc__table_sightings",
+        "int_cdc__sync_progress_totals",
+    }
     staging = {"stg_debezium__json", "stg_huawei_drs__mongo", "stg_dataworks__json"}
     first, last = generated_pipelines["statements"][0], generated_pipelines["statements"][-1]
     assert readers | staging <= load_probes(first)
     assert not load_probes(last) & (readers | staging | set(IDLE_STAGING))
-    row_versions = [statement for model, statement in last if model == "int_cdc__row_versions"]
-    order = [
-        next(i for i, statement in enumerate(row_versions) if part in statement)
-        for part in (
-            BLANK_RECORD,
-            "insert into table",
-            "'cdc_lake.loads_read_through' = '1",
-        )
-    ]
-    assert order == sorted(order), row_versions
+    for reader in ("int_cdc__row_versions", "int_cdc__sync_progress_totals"):
+        statements = [statement for model, statement in last if model == reader]
+        order = [
+            next(i for i, statement in enumerate(statements) if part in statement)
+            for part in (BLANK_RECORD, "insert ", "'cdc_lake.loads_read_through' = '1")
+        ]
+        assert order == sorted(order), statements
 
 
 def test_a_run_stopped_before_its_record_sends_the_next_to_the_tables(
