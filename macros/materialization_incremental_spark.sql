@@ -48,9 +48,7 @@
         {#- A run that stops between its insert and its record must not leave the record of
             the loads before it: the next run would read this run's loads again. -#}
         {%- if recorded.through is not none -%}
-            {%- call statement() -%}
-                alter table {{ this }} set tblproperties ('cdc_lake.loads_read_through' = '')
-            {%- endcall -%}
+            {% do set_table_properties(this, {'cdc_lake.loads_read_through': ''}) %}
         {%- endif -%}
         {%- call statement('main') -%}
             {{ incremental_insert_sql(this, overwrite=strategy == 'insert_overwrite') }}
