@@ -15,8 +15,9 @@ home, free port; one at a time) and, in that one run:
   project's queries yet (printed, not in the ratios: its JVM compiles Spark's planner and the
   queries' generated code while it works, a fifth to a third of a 1 M build, a cost a server
   that keeps running pays once, as the floor's warm-up is), then the full build and the floor
-  three more times each, in turns (the ratios take the medians: one run of either moves by a
-  fifth, and in turns the two see the same minutes of a noisy machine), then
+  five more times each, in turns (the ratios take the medians: one run of either moves by a
+  fifth, and in turns the two see the same minutes of a noisy machine; each turn's own
+  full / floor is printed too, as the spread the median is taken from), then
   `--warmups` + `--runs` times loads 1% more messages of the same stream and times an
   incremental `dbt run` (the first `--warmups` are printed, not in the ratios, for the same
   reason: the first plans and compiles every incremental query for the first time, and the
@@ -121,8 +122,13 @@ TARGETS = {"full / floor": 10.0, "incremental / full": 0.15, "nothing new (s)": 
 # take their medians. One floor moved by a fifth from line to line (5.1-6.3 s at 1 M
 # messages, stop 63), which alone carried full / floor across its target in both directions;
 # one full build by a quarter from hour to hour (55.4-80.8 s, stops 72 and 73), and the one
-# measured full build of a line decided that line's verdict (stop 73).
-MEASURED_BUILDS = 3
+# measured full build of a line decided that line's verdict (stop 73). Five turns, not
+# three: one turn's full / floor moved by a third within a line (7.9-10.9 at 1 M `random`,
+# 8.5-11.1 at 3 M `time`, stop 92), so a median of three was one noisy turn from either
+# side of the target; and the JVM still compiled in the first turns (its JIT compiler took
+# 13.7-19.7 s of the first turn's CPU, 5.5-9.7 s of the third, on all four lines of stop
+# 92), so the median of five is a turn on a server nearer the one a deployment keeps.
+MEASURED_BUILDS = 5
 
 # ---------------------------------------------------------------- Canal flat messages
 
@@ -718,6 +724,8 @@ def canal_workload(name: str, options: Options, directory: Path, cursor: Any) ->
     figures.full, figures.floor = statistics.median(fulls), statistics.median(floors)
     line("(b) full build, median", f"{figures.full:9.1f} s of {seconds_list(fulls)}")
     line("(c) floor, median", f"{figures.floor:9.1f} s of {seconds_list(floors)}")
+    turns = ", ".join(f"{full / floor:.2f}" for full, floor in zip(fulls, floors, strict=True))
+    line("(b) / (c), each turn", turns)
 
     batch = max(1, options.messages // 100)
 
