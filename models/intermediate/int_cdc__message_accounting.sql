@@ -18,7 +18,7 @@
     transaction markers and the rejected messages) holds by definition the staged rows its
     filter keeps, so what is checked for it is staging's flag (every event has exactly one
     kept delivery), not a second read of staging: reading the three views again took 0.8 of
-    the 2.0 s this model's query took in a 1% run (README, Benchmarks). Which models are
+    the 2.0 s this model's query took in a 1% run (udfs/benchmarks/HISTORY.md). Which models are
     views is read from the project (`graph`), so one made a table is checked again. While
     dbt parses, every one is named, as the model's lineage. -#}
 {%- set destinations = [] -%}
@@ -155,7 +155,7 @@ deliveries as (
    `is_first_delivery`). An aggregate of each delivery's id, kind and flag, where a window
    over the events shuffled and sorted every delivery with its message's columns: this
    query's full build over 1.1 M messages took 10.5-12.6 s of CPU against 13.8-16.2 s
-   (README, Benchmarks). #}
+   (udfs/benchmarks/HISTORY.md). #}
 unkept_or_doubled_events as (
 
     select

@@ -139,7 +139,7 @@ def spark_conf(config: ServerConfig) -> dict[str, str]:
         # tables, partitions and columns for every model), so each run parsed, planned and
         # generated most of them again, and the JIT compiled the new classes: about 220
         # classes loaded and 450 unloaded per 1% run at 1 M messages, 100 and none with room
-        # for them, and 5-10% less of the server's CPU per run (README, Benchmarks).
+        # for them, and 5-10% less of the server's CPU per run (udfs/benchmarks/HISTORY.md).
         # The JVM's temporary directory is the home's too: Hive's session state puts what a
         # session downloads (`<uuid>_resources`), its scratch space and HiveServer2 each
         # statement's log (`<user>/operation_logs`) under it, and with the system's /tmp every
@@ -193,7 +193,7 @@ def spark_conf(config: ServerConfig) -> dict[str, str]:
         # re-planned at each of its ten stages. The statements of a 1% run at 100,000
         # messages, replayed 14 times on a fresh server, median of the last seven: 10.48 and
         # 10.21 s against 10.77 and 10.64 s with `formatted`; whole runs did not show it
-        # beyond their noise (README, Benchmarks).
+        # beyond their noise (udfs/benchmarks/HISTORY.md).
         "spark.sql.ui.explainMode": "simple",
         # Statements run as the server's user (one machine: nobody to impersonate). With
         # impersonation each dbt node, a new Thrift session with a new user object, made the
@@ -219,7 +219,7 @@ def spark_conf(config: ServerConfig) -> dict[str, str]:
         # dbt runs two models at once. In FIFO order a model's small job (a probe, one of the
         # history delta's dozen small stages) waited for every queued task of the other
         # model's large stage; shared fairly it gets the next free core. 10,000-message runs
-        # on a 1.5-1.7 M history: 1-2 s (5-8%) shorter (README, Benchmarks).
+        # on a 1.5-1.7 M history: 1-2 s (5-8%) shorter (udfs/benchmarks/HISTORY.md).
         "spark.scheduler.mode": "FAIR",
         "spark.scheduler.allocation.file": str(config.scheduler_pools_file),
         # A landing table has a partition per load, by `loaded_at`, a timestamp, and Spark
@@ -239,14 +239,14 @@ def spark_conf(config: ServerConfig) -> dict[str, str]:
         # splits only at whole files and row groups, so a read cut into one task per core
         # left one core idle for a third of staging's full build at 1 M messages (tasks of
         # 35 and 62 s on two cores), and staging's few unequal files passed the imbalance on
-        # to the models after it (README, Benchmarks).
+        # to the models after it (udfs/benchmarks/HISTORY.md).
         defaults["spark.sql.files.minPartitionNum"] = str(SCAN_TASKS_PER_CORE * cores)
         # And a shuffle's output as many (AQE's default: one per core, two here). Adaptive
         # execution merged each large stage's eight shuffle partitions into two, so one
         # unequal task kept a core idle; a stage under 1 MB per core is still merged into
         # one (a 1% run's stages). Documented as deprecated, still read by Spark 4.1. 100,000
         # messages, one server each: full builds 27.2 s against 31.4 s (51.0 s of CPU against
-        # 59.1 s); 1 M: README, Benchmarks.
+        # 59.1 s); 1 M: udfs/benchmarks/HISTORY.md.
         defaults["spark.sql.adaptive.coalescePartitions.minPartitionNum"] = defaults[
             "spark.sql.files.minPartitionNum"
         ]
@@ -257,8 +257,9 @@ def spark_conf(config: ServerConfig) -> dict[str, str]:
         # HISTORY stop 66). The history delta's read of the stored versions of a run's keys
         # (a few pages of each of 14-17 files) spent 0.8-1.1 s against 0.25-0.38 s with
         # plain reads. 1 M `time`, one server, six pairs of 1% runs alternating: 7.3-8.3 s
-        # (median 8.0 s) against 8.2-9.5 s (8.6 s), each pair shorter without (README,
-        # Benchmarks). A user's --conf wins, e.g. for a warehouse in object storage.
+        # (median 8.0 s) against 8.2-9.5 s (8.6 s), each pair shorter without
+        # (udfs/benchmarks/HISTORY.md). A user's --conf wins, e.g. for a warehouse in object
+        # storage.
         defaults["spark.hadoop.parquet.hadoop.vectored.io.enabled"] = "false"
         # A read of a partitioned table lists the files of the partitions it reads, and past
         # 32 of them Spark lists them with a job of a task per partition. On a local master
@@ -275,7 +276,7 @@ def spark_conf(config: ServerConfig) -> dict[str, str]:
         # throughput collector: G1's concurrent marking and remembered sets cost CPU that a
         # 2-core server's queries need. 1.8 M messages, one server per collector, one after
         # the other: full builds 178.9 s against 185.8 s (339.5 against 354.7 s of CPU),
-        # seven 1% runs 6% less CPU on average (README, Benchmarks). A user's own collector
+        # seven 1% runs 6% less CPU on average (udfs/benchmarks/HISTORY.md). A user's own collector
         # wins.
         if not selects_collector(config.conf.get("spark.driver.extraJavaOptions", "")):
             defaults["spark.driver.extraJavaOptions"] += f" {LOCAL_COLLECTOR}"
@@ -288,7 +289,7 @@ def spark_conf(config: ServerConfig) -> dict[str, str]:
         # 100,000 messages, one server each: 1% runs 12.6 and 12.4 s against 13.6 and 13.8 s,
         # full builds 29.1 and 25.3 s against 26.9 and 26.7 s. 1 M with dbt's three threads
         # (profiles.yml), where the cores C2 no longer takes go to a third model: 1% runs
-        # 14.0 s against 15.7 s, full builds 75.4 s against 87.4 s (README, Benchmarks).
+        # 14.0 s against 15.7 s, full builds 75.4 s against 87.4 s (udfs/benchmarks/HISTORY.md).
         # A user's own thresholds come later in the options, and the JVM takes the last.
         defaults["spark.driver.extraJavaOptions"] += " " + " ".join(LOCAL_C2_THRESHOLDS)
     if owns_metastore(config):
@@ -299,7 +300,7 @@ def spark_conf(config: ServerConfig) -> dict[str, str]:
         # others write (a URL or a metastore service of the user's) is left uncached. The
         # replay of a 1% run's statements (as for spark.sql.ui.explainMode above): 10.37 and
         # 10.24 s against 10.77 and 10.64 s uncached; whole runs did not show it beyond their
-        # noise (README, Benchmarks).
+        # noise (udfs/benchmarks/HISTORY.md).
         defaults["spark.hadoop.datanucleus.cache.level2"] = "true"
         defaults["spark.hadoop.datanucleus.cache.level2.type"] = "soft"
     conf = defaults | config.conf
