@@ -815,11 +815,12 @@ def compaction_runs(
     the history's (var `cdc_lake_compaction_ratio: 0` makes it due: the base rebuilt from
     every version), every var cdc_lake_compaction_ratio of the base's rows over the versions
     a run loads; and the appended tables' rewrite (`cdc_lake_compaction_appends: 1`), at the
-    latest every var cdc_lake_compaction_appends runs (a table of over two million rows waits
-    longer, macro appends_between_compactions). The versions a run loads are read after both:
-    the delta then holds only what the runs since the history's compaction loaded (one run's,
-    the rewrites'), where counting from the full build would miscount after a compaction
-    that came due during the measured runs (more than some 26 runs at 1 M)."""
+    soonest every var cdc_lake_compaction_appends runs (a table of over two million rows waits
+    longer, macro appends_between_compactions: spread over that var's runs, its cost is an
+    upper bound). The versions a run loads are read after both: the delta then holds only
+    what the runs since the history's compaction loaded (one run's, the rewrites'), where
+    counting from the full build would miscount after a compaction that came due during the
+    measured runs (more than some 26 runs at 1 M)."""
     project_vars = yaml.safe_load((PROJECT_ROOT / "dbt_project.yml").read_text("utf-8"))["vars"]
     appends_every = project_vars["cdc_lake_compaction_appends"]
     seconds = []
@@ -832,7 +833,11 @@ def compaction_runs(
     base_rows, per_run = history_versions(cursor)
     history_every = math.ceil(project_vars["cdc_lake_compaction_ratio"] * base_rows / per_run)
     line("(g) every", f"{history_every} runs of {per_run:,.0f} versions (a base of {base_rows:,})")
-    line("(h) every", f"{appends_every} runs at the latest (var cdc_lake_compaction_appends)")
+    line(
+        "(h) every",
+        f"{appends_every} runs at the soonest (var cdc_lake_compaction_appends; a table of"
+        " over two million rows waits longer, macro appends_between_compactions)",
+    )
     return [Compaction(seconds[0], history_every), Compaction(seconds[1], appends_every)]
 
 
