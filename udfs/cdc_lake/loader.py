@@ -38,10 +38,8 @@ MAX_EPOCH_MS = 253402300799999  # 9999-12-31: beyond it Spark's timestamps overf
 MAX_FIRST_LINE_BYTES = 16 << 20
 # Hadoop reads a path as a glob: these characters must be escaped to stand for themselves.
 GLOB_SPECIAL = re.compile(r"([\\\[\]{}*?])")
-# Files one `insert` reads. A statement per file cost a Spark job and three more round trips
-# per file: the tests' session landed the bundled samples, their fixtures and the public sets
-# in 160 s that way, 84 s now (2026-11-26). A union of many more files is a plan Spark is slow
-# to analyse.
+# Files one `insert` reads: a statement per file costs a Spark job and three round trips per
+# file, and a union of many more files is a plan Spark is slow to analyse.
 FILES_PER_STATEMENT = 50
 
 

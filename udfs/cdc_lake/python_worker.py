@@ -5,13 +5,13 @@ Spark starts every Python UDF evaluation in a worker with `importlib.invalidate_
 (pyspark's `setup_spark_files`), and puts zip archives first on the worker's path: pyspark.zip,
 py4j's, and the spark-core jar (5,362 entries). Python 3.11's zip importer re-reads its
 archive's whole directory on every invalidation, once per package imported from it (a dozen
-importers in a worker): 0.19 s per evaluation, several evaluations per task (one per Python
-UDF operator in the plan). In a worker profile during a staging model's `create table ... as`
-over the bundled DataWorks samples, 94% of the workers' samples were that re-reading
-(HISTORY.md, stop 82). Python 3.12 re-reads lazily (CPython gh-103200), and Spark after 4.1
-invalidates only when it added a file (SPARK-54744); until then (Python 3.11.7 and pyspark
-4.1 here) the directories are kept, since Spark's archives do not change while a worker
-lives (files Spark adds later are new paths, read when first imported from).
+importers in a worker), several evaluations per task (one per Python UDF operator in the plan):
+in a profile of the workers during a staging build, nearly all of their time was that
+re-reading (figures: udfs/benchmarks/README.md). Python 3.12 re-reads lazily (CPython
+gh-103200), and Spark after 4.1 invalidates only when it added a file (SPARK-54744); until
+then (Python 3.11.7 and pyspark 4.1 here) the directories are kept, since Spark's archives do
+not change while a worker lives (files Spark adds later are new paths, read when first
+imported from).
 """
 
 from __future__ import annotations

@@ -125,184 +125,104 @@ def owns_metastore(config: ServerConfig) -> bool:
 
 
 def spark_conf(config: ServerConfig) -> dict[str, str]:
-    """Spark settings of the embedded server; `--conf` values override every default."""
+    """Spark settings of the embedded server; `--conf` values override every default.
+
+    Each setting is a row of (setting, value, why); the figures behind the performance
+    settings are in udfs/benchmarks/README.md.
+    """
     home = config.home.resolve()
-    defaults = {
-        "spark.app.name": "cdc-lake",
-        "spark.sql.catalogImplementation": "hive",
-        "spark.sql.warehouse.dir": str(home / "warehouse"),
-        "spark.hadoop.javax.jdo.option.ConnectionURL": (
-            f"jdbc:derby:;databaseName={config.metastore_dir};create=true"
-        ),
-        # The metastore's embedded Derby compiles each distinct SQL statement it is sent into
-        # a Java class and keeps 100 of them. A dbt run sends it more (DataNucleus' lookups of
-        # tables, partitions and columns for every model), so each run parsed, planned and
-        # generated most of them again, and the JIT compiled the new classes: about 220
-        # classes loaded and 450 unloaded per 1% run at 1 M messages, 100 and none with room
-        # for them, and 5-10% less of the server's CPU per run (udfs/benchmarks/HISTORY.md).
-        # The JVM's temporary directory is the home's too: Hive's session state puts what a
-        # session downloads (`<uuid>_resources`), its scratch space and HiveServer2 each
-        # statement's log (`<user>/operation_logs`) under it, and with the system's /tmp every
-        # server start left a directory there that no `cdc-lake stop` removed.
-        "spark.driver.extraJavaOptions": (
-            f"-Dderby.system.home={home} -Dderby.language.statementCacheSize={DERBY_STATEMENTS}"
-            f" -Djava.io.tmpdir={config.tmp_dir}"
-        ),
-        # Hive classes pyspark's jars lack (hive_stubs.py says why); run_foreground writes them.
-        "spark.driver.extraClassPath": str(config.hive_stubs_dir),
-        "spark.local.dir": str(config.tmp_dir),
-        "spark.hadoop.hive.server2.thrift.bind.host": config.host,
-        "spark.hadoop.hive.server2.thrift.port": str(config.port),
-        # One session for every connection: UDFs registered here are visible to dbt.
-        "spark.sql.hive.thriftServer.singleSession": "true",
-        "spark.sql.session.timeZone": "UTC",
-        # A vendor message with a repeated key must not fail a whole run.
-        "spark.sql.mapKeyDedupPolicy": "LAST_WIN",
-        "spark.sql.sources.partitionOverwriteMode": "dynamic",
-        # An `insert ... by name` (every incremental run, macro incremental_insert_sql) whose
-        # query lacks a column of the table fails instead of writing NULL into it: a model
-        # whose columns changed needs --full-refresh, never a column silently emptied.
-        "spark.sql.defaultColumn.useNullsForMissingDefaultValues": "false",
-        # Parquet keeps min/max statistics of TIMESTAMP_MICROS columns that Spark filters on
-        # (not of the legacy INT96): a run that reads `loaded_at > <its watermark>` from an
-        # appended table skips every older file instead of reading all of history.
-        "spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
-        # The models keep the first row per event_id or key (`row_number() ... = 1`), where
-        # duplicates are rare; Spark's partial per-group limit would sort every row before the
-        # shuffle for nothing (it cost the change log a third of its full build).
-        "spark.sql.optimizer.windowGroupLimitThreshold": "-1",
-        # Constraint propagation (filters inferred from every projection's expressions) took
-        # 13 of the 15 s Spark spent planning the DataWorks staging query, which runs in
-        # under a second on a run with nothing new; the models write their filters themselves.
-        "spark.sql.constraintPropagation.enabled": "false",
-        # Spark keeps 100 compiled query classes by default; one run of the project makes
-        # about 400 (staging's parse alone is dozens), so each run compiled nearly all of
-        # them again: 300-400 Janino compilations, 3-4 s of a 2-core incremental run. With
-        # room for them, a run compiles only the few whose code holds its own literals.
-        "spark.sql.codegen.cache.maxEntries": "2048",
-        # Spark names a generated class after its stage's number in the query, and adaptive
-        # execution numbers the stages in the order they are planned, which moves between
-        # runs: the same code under another name missed the cache above, so a run compiled
-        # again classes it already had (about a dozen in some 1% runs, the history fold's
-        # 3,300-line stage among them), each new to the JIT too.
-        "spark.sql.codegen.useIdInClassName": "false",
-        # Spark writes each statement's physical plan as text into its listener events, and
-        # again at every re-plan of adaptive execution, whether or not a UI reads them; the
-        # default `formatted` text details every operator. A 1% run's plans are most of its
-        # work (its tasks use a tenth of the server's CPU), and cdc_table_schemas' plan is
-        # re-planned at each of its ten stages. The statements of a 1% run at 100,000
-        # messages, replayed 14 times on a fresh server, median of the last seven: 10.48 and
-        # 10.21 s against 10.77 and 10.64 s with `formatted`; whole runs did not show it
-        # beyond their noise (udfs/benchmarks/HISTORY.md).
-        "spark.sql.ui.explainMode": "simple",
-        # Statements run as the server's user (one machine: nobody to impersonate). With
-        # impersonation each dbt node, a new Thrift session with a new user object, made the
-        # metastore client and its Hive configuration anew on its statements' threads; and the
-        # statement pool started a new thread (and metastore connection) for each of its first
-        # 100 statements. Both together were a quarter of the server's CPU in a run with
-        # nothing new.
-        "spark.hadoop.hive.server2.enable.doAs": "false",
-        "spark.hadoop.hive.server2.async.exec.threads": "8",
-        "spark.hadoop.hive.server2.async.exec.keepalive.time": "86400",
-        # Planning, not data, set the floor: the history delta's plan over the view chain
-        # row_versions -> change_log -> staged_events (a union of every enabled staging
-        # table) took a 4 GiB heap to OutOfMemoryError with all 14 formats, truncates and
-        # partial changes. int_cdc__row_versions is a table now (a fifth of that planning);
-        # the heap stays as headroom for a deployment's wider unions.
-        "spark.driver.memory": "6g",
-        "spark.ui.showConsoleProgress": "false",
-        # Spark's web UI has no authentication, can kill jobs and shows every statement's
-        # text, and listens on all interfaces whatever --host says (only SPARK_LOCAL_IP moves
-        # it, which also moves the driver's address executors connect to): off unless asked
-        # for with --conf spark.ui.enabled=true.
-        "spark.ui.enabled": "false",
-        # dbt runs two models at once. In FIFO order a model's small job (a probe, one of the
-        # history delta's dozen small stages) waited for every queued task of the other
-        # model's large stage; shared fairly it gets the next free core. 10,000-message runs
-        # on a 1.5-1.7 M history: 1-2 s (5-8%) shorter (udfs/benchmarks/HISTORY.md).
-        "spark.scheduler.mode": "FAIR",
-        "spark.scheduler.allocation.file": str(config.scheduler_pools_file),
-        # A landing table has a partition per load, by `loaded_at`, a timestamp, and Spark
-        # hands the metastore no filter on a timestamp: every read of new loads fetched every
-        # partition the table ever got (its location, columns and statistics), five reads a
-        # 1% run, so a run's planning grew with the loads ever landed. This fetches the
-        # partition names, keeps those the filter selects, and only then their partitions.
-        # 3,000 loads, one server: a read of the newest loads 0.10 s against 0.20 s (its CPU
-        # 0.13 s against 0.24-0.32 s); 179 loads, a 1% run fetched 79 partitions against 970.
-        "spark.sql.hive.metastorePartitionPruningFastFallback": "true",
-    }
+    java_options = (
+        f"-Dderby.system.home={home} -Dderby.language.statementCacheSize={DERBY_STATEMENTS}"
+        f" -Djava.io.tmpdir={config.tmp_dir}"
+    )
+    # fmt: off
+    rows: list[tuple[str, str, str]] = [
+        ("spark.app.name", "cdc-lake", "the name in Spark's logs"),
+        ("spark.sql.catalogImplementation", "hive", "tables outlive the server (metastore)"),
+        ("spark.sql.warehouse.dir", str(home / "warehouse"), "tables in the data folder"),
+        ("spark.hadoop.javax.jdo.option.ConnectionURL",
+         f"jdbc:derby:;databaseName={config.metastore_dir};create=true",
+         "the data folder's own Derby metastore"),
+        ("spark.driver.extraJavaOptions", java_options,
+         "Derby keeps every statement a run sends compiled; temporary files in the data folder"),
+        ("spark.driver.extraClassPath", str(config.hive_stubs_dir),
+         "Hive classes pyspark's jars lack (hive_stubs.py)"),
+        ("spark.local.dir", str(config.tmp_dir), "scratch space in the data folder"),
+        ("spark.hadoop.hive.server2.thrift.bind.host", config.host, "--host"),
+        ("spark.hadoop.hive.server2.thrift.port", str(config.port), "--port"),
+        ("spark.sql.hive.thriftServer.singleSession", "true",
+         "one session for every connection: the UDFs registered here are visible to dbt"),
+        ("spark.sql.session.timeZone", "UTC", "timestamps mean the same on every machine"),
+        ("spark.sql.mapKeyDedupPolicy", "LAST_WIN",
+         "a message with a repeated key must not fail a whole run"),
+        ("spark.sql.sources.partitionOverwriteMode", "dynamic",
+         "insert_overwrite replaces only the partitions a run writes"),
+        ("spark.sql.defaultColumn.useNullsForMissingDefaultValues", "false",
+         "an `insert ... by name` lacking a column fails instead of writing NULL into it"),
+        ("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS",
+         "min/max statistics on `loaded_at`: a run skips every older file"),
+        ("spark.sql.optimizer.windowGroupLimitThreshold", "-1",
+         "first-row-per-key windows keep nearly every row: a partial limit only sorts"),
+        ("spark.sql.constraintPropagation.enabled", "false",
+         "inferred filters cost staging most of its planning; the models write their own"),
+        ("spark.sql.codegen.cache.maxEntries", "2048",
+         "room for every query class a run generates (Spark keeps 100)"),
+        ("spark.sql.codegen.useIdInClassName", "false",
+         "the same code keeps one class name across runs, so the cache above hits"),
+        ("spark.sql.ui.explainMode", "simple",
+         "a 1% run's plans are most of its work; the `formatted` text details every operator"),
+        ("spark.hadoop.hive.server2.enable.doAs", "false",
+         "no impersonation on one machine: it rebuilt the metastore client per statement"),
+        ("spark.hadoop.hive.server2.async.exec.threads", "8",
+         "statement threads are kept, not started anew for each statement"),
+        ("spark.hadoop.hive.server2.async.exec.keepalive.time", "86400", "the same"),
+        ("spark.driver.memory", "6g",
+         "headroom for planning the union of every enabled staging table"),
+        ("spark.ui.showConsoleProgress", "false", "the log is for people"),
+        ("spark.ui.enabled", "false",
+         "the web UI has no login and listens on every interface: --conf to turn it on"),
+        ("spark.scheduler.mode", "FAIR",
+         "dbt runs two models at once: a small job gets the next free core"),
+        ("spark.scheduler.allocation.file", str(config.scheduler_pools_file),
+         "the default pool is FAIR too (SCHEDULER_POOLS)"),
+        ("spark.sql.hive.metastorePartitionPruningFastFallback", "true",
+         "a read of new loads fetches only their partitions, not every load's"),
+    ]
+    # fmt: on
     cores = local_cores(config.master)
     if cores is not None:
-        # Small default for one machine; AQE still coalesces. A cluster keeps Spark's own.
-        defaults["spark.sql.shuffle.partitions"] = "8"
-        # A scan is cut into at least four tasks per core (Spark's default: one). Parquet
-        # splits only at whole files and row groups, so a read cut into one task per core
-        # left one core idle for a third of staging's full build at 1 M messages (tasks of
-        # 35 and 62 s on two cores), and staging's few unequal files passed the imbalance on
-        # to the models after it (udfs/benchmarks/HISTORY.md).
-        defaults["spark.sql.files.minPartitionNum"] = str(SCAN_TASKS_PER_CORE * cores)
-        # And a shuffle's output as many (AQE's default: one per core, two here). Adaptive
-        # execution merged each large stage's eight shuffle partitions into two, so one
-        # unequal task kept a core idle; a stage under 1 MB per core is still merged into
-        # one (a 1% run's stages). Documented as deprecated, still read by Spark 4.1. 100,000
-        # messages, one server each: full builds 27.2 s against 31.4 s (51.0 s of CPU against
-        # 59.1 s); 1 M: udfs/benchmarks/HISTORY.md.
-        defaults["spark.sql.adaptive.coalescePartitions.minPartitionNum"] = defaults[
-            "spark.sql.files.minPartitionNum"
+        scan_tasks = str(SCAN_TASKS_PER_CORE * cores)
+        collector = (
+            []
+            if selects_collector(config.conf.get("spark.driver.extraJavaOptions", ""))
+            else [LOCAL_COLLECTOR]
+        )
+        # fmt: off
+        rows += [
+            ("spark.sql.shuffle.partitions", "8",
+             "a small default for one machine (a cluster keeps Spark's own); AQE coalesces"),
+            ("spark.sql.files.minPartitionNum", scan_tasks,
+             "parquet splits only at files and row groups: one task per core left one idle"),
+            ("spark.sql.adaptive.coalescePartitions.minPartitionNum", scan_tasks,
+             "AQE would merge a large stage's shuffle into one unequal task per core"),
+            ("spark.hadoop.parquet.hadoop.vectored.io.enabled", "false",
+             "local files gain nothing from it, and it starts a thread per read on 2 cores"),
+            ("spark.sql.sources.parallelPartitionDiscovery.threshold", str(2**31 - 1),
+             "on one machine a listing job costs more than the driver's own listing"),
+            ("spark.driver.extraJavaOptions",
+             " ".join([java_options, *collector, *LOCAL_C2_THRESHOLDS]),
+             "the throughput collector, and C2 only for methods called often (a user's last)"),
         ]
-        # Parquet reads a file's pages as asynchronous "vectored" reads, for stores where a
-        # read waits on the network. A local master reads this machine's files, which gain
-        # nothing from it, and Java starts a new thread for each such read where its common
-        # fork-join pool has one worker (two cores or fewer: some 1,900 threads a 1% run,
-        # HISTORY stop 66). The history delta's read of the stored versions of a run's keys
-        # (a few pages of each of 14-17 files) spent 0.8-1.1 s against 0.25-0.38 s with
-        # plain reads. 1 M `time`, one server, six pairs of 1% runs alternating: 7.3-8.3 s
-        # (median 8.0 s) against 8.2-9.5 s (8.6 s), each pair shorter without
-        # (udfs/benchmarks/HISTORY.md). A user's --conf wins, e.g. for a warehouse in object
-        # storage.
-        defaults["spark.hadoop.parquet.hadoop.vectored.io.enabled"] = "false"
-        # A read of a partitioned table lists the files of the partitions it reads, and past
-        # 32 of them Spark lists them with a job of a task per partition. On a local master
-        # that job's tasks list this machine's directories in this JVM, as the driver would
-        # without one, after scheduling a task for each: the history delta's read of its
-        # stored versions (a partition for every run since the base was last rewritten)
-        # listed them with a job once they were more than 32, on the critical path of each
-        # 1% run: 0.42 s of the statement's 3.8 s on a server still warming up, 0.11-0.14 s
-        # on a warm one. One read of a table after `refresh table`, one server, job against
-        # driver: 52 partitions 0.49 s against 0.26 s, 100 partitions 0.42 against 0.14 s,
-        # 1,000 2.74 against 0.58 s, 3,000 8.0 against 1.5 s. So never a job here.
-        defaults["spark.sql.sources.parallelPartitionDiscovery.threshold"] = str(2**31 - 1)
-        # One JVM does all the work here, in batches nobody waits on mid-way, so the
-        # throughput collector: G1's concurrent marking and remembered sets cost CPU that a
-        # 2-core server's queries need. 1.8 M messages, one server per collector, one after
-        # the other: full builds 178.9 s against 185.8 s (339.5 against 354.7 s of CPU),
-        # seven 1% runs 6% less CPU on average (udfs/benchmarks/HISTORY.md). A user's own collector
-        # wins.
-        if not selects_collector(config.conf.get("spark.driver.extraJavaOptions", "")):
-            defaults["spark.driver.extraJavaOptions"] += f" {LOCAL_COLLECTOR}"
-        # A 1% run plans some fifty statements, and the planner's many methods cross C2's
-        # call counts a few hundred at a time, run after run: 510 first compilations by C2
-        # in each 1% run at 100,000 messages (JFR), its thread busy for about a third of the
-        # server's CPU on two cores where the run's work needs both. At four times the
-        # counts, a method called that rarely keeps C1's code; a long loop still reaches C2
-        # mid-run (on-stack replacement) at the default count of its iterations.
-        # 100,000 messages, one server each: 1% runs 12.6 and 12.4 s against 13.6 and 13.8 s,
-        # full builds 29.1 and 25.3 s against 26.9 and 26.7 s. 1 M with dbt's three threads
-        # (profiles.yml), where the cores C2 no longer takes go to a third model: 1% runs
-        # 14.0 s against 15.7 s, full builds 75.4 s against 87.4 s (udfs/benchmarks/HISTORY.md).
-        # A user's own thresholds come later in the options, and the JVM takes the last.
-        defaults["spark.driver.extraJavaOptions"] += " " + " ".join(LOCAL_C2_THRESHOLDS)
+        # fmt: on
     if owns_metastore(config):
-        # The metastore is this JVM's own Derby database, which no other process writes, so
-        # DataNucleus may keep the objects it reads (tables, storage descriptors, columns)
-        # between statements instead of fetching each again from Derby: every table a
-        # statement names is looked up anew (600 lookups in a 1% run). A metastore that
-        # others write (a URL or a metastore service of the user's) is left uncached. The
-        # replay of a 1% run's statements (as for spark.sql.ui.explainMode above): 10.37 and
-        # 10.24 s against 10.77 and 10.64 s uncached; whole runs did not show it beyond their
-        # noise (udfs/benchmarks/HISTORY.md).
-        defaults["spark.hadoop.datanucleus.cache.level2"] = "true"
-        defaults["spark.hadoop.datanucleus.cache.level2.type"] = "soft"
+        rows += [
+            (key, value, "no other process writes this Derby: keep what it read")
+            for key, value in (
+                ("spark.hadoop.datanucleus.cache.level2", "true"),
+                ("spark.hadoop.datanucleus.cache.level2.type", "soft"),
+            )
+        ]
+    defaults = {key: value for key, value, _why in rows}
     conf = defaults | config.conf
     # A user's options and class path add to ours: Derby's files stay in the home, and the
     # stubs stay on the class path.
