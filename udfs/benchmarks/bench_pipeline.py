@@ -1,6 +1,6 @@
-"""What a whole pipeline run costs against the history it reads: the measure of issue 10.
+"""What a whole pipeline run costs against the history it reads.
 
-The claim to check: a full build costs a small multiple of the bare Spark job that parses the
+The claims to check: a full build costs a small multiple of the bare Spark job that parses the
 landing table once (the floor), an incremental run after a small load costs what is new, and
 a run with nothing new costs a fixed few seconds. Each workload gets its own server (temporary
 home, free port; one at a time) and, in that one run:
@@ -10,29 +10,27 @@ home, free port; one at a time) and, in that one run:
   to warm the server up (`create table ... as select` of the landing table parsed with
   `from_json` and exploded to one row per row-change; printed, not in the ratios: a
   server's first big statement pays the JVM's compilation of Spark's JSON and parquet
-  paths, 1-3 s of the floor's 6 here, which a server that keeps running pays once), times
-  `dbt seed` and a full build (`dbt run --full-refresh`) on a server that has not run the
-  project's queries yet (printed, not in the ratios: its JVM compiles Spark's planner and the
-  queries' generated code while it works, a fifth to a third of a 1 M build, a cost a server
-  that keeps running pays once, as the floor's warm-up is), then the full build and the floor
-  five more times each, in turns (the ratios take the medians: one run of either moves by a
-  fifth, and in turns the two see the same minutes of a noisy machine; each turn's own
-  full / floor is printed too, as the spread the median is taken from), then
-  `--warmups` + `--runs` times loads 1% more messages of the same stream and times an
-  incremental `dbt run` (the first `--warmups` are printed, not in the ratios, for the same
-  reason: the first plans and compiles every incremental query for the first time, and the
-  JVM's compilers go on compiling the incremental paths for some five runs after a full
-  build, 3.2-7.9 s of each of those runs' CPU against 1.4-3.6 s from the sixth run on at
-  1 M messages; the others are the run a deployment repeats, and the ratio takes their
-  median, since one run here moves by a tenth; each prints the query classes the server
-  compiled during it, from the driver's metrics), then a `dbt run` with nothing new, then
-  two more 1% runs that each pay one compaction (the history's, the appended tables'
-  rewrite; the measured runs never reach either, which a deployment pays every so many
-  runs), then `dbt test` and a `dbt build` after 1% more (every data test reads all its
-  model holds: printed, not in the targets, which time `dbt run`), and prints full/floor,
-  incremental/full and the nothing-new seconds against the issue's targets, a 1% run with
-  the compactions' cost spread over the runs between them (at most; not a target), plus
-  the files and partitions of the partitioned models;
+  paths, which a server that keeps running pays once), times `dbt seed` and a full build
+  (`dbt run --full-refresh`) on a server that has not run the project's queries yet
+  (printed, not in the ratios: its JVM compiles Spark's planner and the queries' generated
+  code while it works, a cost a server that keeps running pays once, as the floor's warm-up
+  is), then the full build and the floor five more times each, in turns (the ratios take the
+  medians: one run of either is noisy, and in turns the two see the same minutes of the
+  machine; each turn's own full / floor is printed too, as the spread the median is taken
+  from), then `--warmups` + `--runs` times loads 1% more messages of the same stream and
+  times an incremental `dbt run` (the first `--warmups` are printed, not in the ratios, for
+  the same reason: the first plans and compiles every incremental query for the first time,
+  and the JVM's compilers go on compiling the incremental paths for some five runs after a
+  full build; the others are the run a deployment repeats, and the ratio takes their median,
+  since one run alone is noisy; each prints the query classes the server compiled during
+  it, from the driver's metrics), then a `dbt run` with nothing new, then two more 1% runs
+  that each pay one compaction (the history's, the appended tables' rewrite; the measured
+  runs never reach either, which a deployment pays every so many runs), then `dbt test` and
+  a `dbt build` after 1% more (every data test reads all its model holds: printed, not in
+  the targets, which time `dbt run`), and prints full/floor, incremental/full and the
+  nothing-new seconds against the targets, a 1% run with the compactions' cost spread over
+  the runs between them (at most; not a target), plus the files and partitions of the
+  partitioned models;
   hot: one Huawei DRS DDS (MongoDB) document inserted, then updated by `$set`s of one field,
   and the full build that folds them: once for each of `--hot-updates` (20,000 and 100,000),
   a new server each, then how much longer the history base took for the most updates than
@@ -53,8 +51,8 @@ compiler threads took: on a young server a large share, which shrinks as the ser
 one server: each 1% run of this checkout (warm-up runs too) is followed by one of CHECKOUT's
 project (its own dbt target path), both after 1% more messages, and the two medians are
 printed with their ratio. The sides share the tables (what one appends the other reads), and
-in turns they see the same minutes of the machine, where two lines of one session differ by
-the hour.
+in turns they see the same minutes of the machine, where two separate lines differ with its
+load. The figures and what they settled: udfs/benchmarks/README.md.
 
     .venv/bin/python udfs/benchmarks/bench_pipeline.py --messages 1000000 --check
     .venv/bin/python udfs/benchmarks/bench_pipeline.py --workload hot --hot-updates 20000 100000
@@ -63,7 +61,7 @@ Workloads: `random` (5 tables, `--keys` keys picked at random: 60% inserts, 30% 
 10% deletes while the key space allows), `time` (5 order tables: mostly inserts of
 increasing keys, updates and a few deletes among the latest 1.5% of keys), `hot`,
 `documents`, `tables` (`random` over `--tables` tables, default 500); `all` is the five. The
-default is `random` and `time`, the two the issue's targets are about.
+default is `random` and `time`, the two the targets are about.
 """
 
 from __future__ import annotations
@@ -119,15 +117,9 @@ APPENDED_TABLES = (
 )
 TARGETS = {"full / floor": 10.0, "incremental / full": 0.15, "nothing new (s)": 20.0}
 # Times the full build and the floor run in turns after the first full build; the ratios
-# take their medians. One floor moved by a fifth from line to line (5.1-6.3 s at 1 M
-# messages, stop 63), which alone carried full / floor across its target in both directions;
-# one full build by a quarter from hour to hour (55.4-80.8 s, stops 72 and 73), and the one
-# measured full build of a line decided that line's verdict (stop 73). Five turns, not
-# three: one turn's full / floor moved by a third within a line (7.9-10.9 at 1 M `random`,
-# 8.5-11.1 at 3 M `time`, stop 92), so a median of three was one noisy turn from either
-# side of the target; and the JVM still compiled in the first turns (its JIT compiler took
-# 13.7-19.7 s of the first turn's CPU, 5.5-9.7 s of the third, on all four lines of stop
-# 92), so the median of five is a turn on a server nearer the one a deployment keeps.
+# take their medians. One run of either, and one turn's full / floor, moves enough to carry a
+# line across its target, and the JVM still compiles in the first turns: five turns, not one
+# or three, give a median nearer the warm server a deployment keeps.
 MEASURED_BUILDS = 5
 
 # ---------------------------------------------------------------- Canal flat messages
@@ -145,8 +137,8 @@ MYSQL_TYPES = json.dumps(
 )
 SQL_TYPES = json.dumps(dict(zip(COLUMNS, (-5, 12, 3, 93), strict=True)), separators=(",", ":"))
 STATUSES = ("created", "paid", "packed", "shipped", "delivered", "returned")
-# Values are plain text without quotes or backslashes, so %-formatting writes valid JSON
-# about ten times faster than json.dumps, which matters at millions of messages.
+# Values are plain text without quotes or backslashes, so %-formatting writes valid JSON,
+# far faster than json.dumps, which matters at millions of messages.
 ROW_TEMPLATE = "{" + ",".join(f'"{column}":"%s"' for column in COLUMNS) + "}"
 MESSAGE_TEMPLATE = (
     '{"data":[%s],"database":"bench","es":%d,"id":%d,"isDdl":false,'
@@ -820,7 +812,7 @@ def compaction_runs(
     upper bound). The versions a run loads are read after both: the delta then holds only
     what the runs since the history's compaction loaded (one run's, the rewrites'), where
     counting from the full build would miscount after a compaction that came due during the
-    measured runs (more than some 26 runs at 1 M)."""
+    measured runs."""
     project_vars = yaml.safe_load((PROJECT_ROOT / "dbt_project.yml").read_text("utf-8"))["vars"]
     appends_every = project_vars["cdc_lake_compaction_appends"]
     seconds = []
@@ -849,9 +841,9 @@ def tests_and_build(
     formats: Sequence[str],
 ) -> tuple[float, float]:
     """Time `dbt test` over what the models hold, then a `dbt build` after 1% more messages
-    (the README's command: the 1% run and then every data test). Not the issue's targets,
-    which time `dbt run`; timed because a data test reads every row of its model: at 1 M
-    messages the tests are most of a 1% build."""
+    (what a deployment runs after a load: the 1% run, then every data test). Not a target,
+    the targets time `dbt run`; timed because a data test reads every row of its model, so
+    the tests are most of a 1% build."""
     tests = dbt("(i) dbt test", formats, "test")
     load_next_batch(cursor, directory, stream, batch)
     build = dbt("(j) 1% build (dbt build)", formats, "build")
