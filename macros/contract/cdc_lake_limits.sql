@@ -1,4 +1,3 @@
-{# What a message may put into the tables after staging (the README's limits). #}
 {% macro cdc_lake_limits() -%}
     {{ return({
         'message_characters': 16777216,

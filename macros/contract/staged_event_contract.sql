@@ -1,6 +1,3 @@
-{# The staging contract: every staging model's columns, in order, with their Spark types.
-   Everything after staging reads only these; `assert_staging_models_emit_the_contract`
-   checks every enabled staging model against it. #}
 {% macro staged_event_contract() -%}
     {{ return([
         ['event_id', 'string'],

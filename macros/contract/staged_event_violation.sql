@@ -1,12 +1,3 @@
-{# SQL: why a staged row breaks a rule every format shares, else NULL: the project's limits
-   (`cdc_lake_limits`: message text, database/schema/table names), which bound what a
-   message may put into the tables after staging, a name that is a JSON array or object
-   (Spark reads any JSON value into a string field as its text: `"table": []` would be a
-   table named `[]`), a source name a message gave (part of every table_key; `cdc-lake load`
-   checks the names of loads), and a heartbeat's time, which `int_cdc__heartbeats` needs.
-   All are rules of the whole message (every row of a message has the same text, names,
-   source and kind), so staging's projection keeps one rejected row per message
-   (`row_index` 0). #}
 {% macro staged_event_violation(absent=[]) -%}
     {%- set limits = cdc_lake_limits() -%}
     {%- set names = ['database_name', 'schema_name', 'table_name'] | reject('in', absent) | list -%}

@@ -1,6 +1,3 @@
-{# SQL: why one row-change of a staged message breaks a limit every format shares, else NULL:
-   a row image (or the column types) of more columns than `cdc_lake_limits` allows. A rule of
-   one row, so only that row is rejected: a message's other rows may be fine. #}
 {% macro staged_row_violation(absent=[]) -%}
     {%- set limits = cdc_lake_limits() -%}
     {%- set maps = ['before_row', 'after_row', 'column_types'] | reject('in', absent) | list -%}

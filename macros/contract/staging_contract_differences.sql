@@ -1,7 +1,3 @@
-{# How a staging model's columns ([name, Spark type] pairs, in order) differ from the staging
-   contract (macro staged_event_contract): a list of [model, column, difference], empty when
-   they match. Order is compared over the columns both have, so one missing column is one
-   difference, not one per column after it. #}
 {% macro staging_contract_differences(model_name, columns) -%}
     {%- set contract = staged_event_contract() -%}
     {%- set contract_names = contract | map('first') | list -%}

@@ -1,7 +1,3 @@
-{# Every vendor format the project stages: its format id (the landing table
-   `<raw schema>.<format>` and `source_format`), the dbt source that names the landing
-   table, and its staging model. The one list the union of staging and the accounting
-   read; `enabled_cdc_formats` keeps the formats a deployment reads. #}
 {% macro cdc_formats() -%}
     {{ return([
         {'format': 'dataworks_json', 'source': 'dataworks', 'model': 'stg_dataworks__json'},

@@ -1,7 +1,3 @@
-{# The entries of `cdc_formats()` this deployment reads (var `cdc_lake_formats`: `all` or a
-   list of format ids). The staging models (and landing sources) of the others are disabled,
-   so a run spends nothing on them. A format id the project does not know, or a string other
-   than `all`, fails the run with the known ids: a typo would otherwise stage nothing. #}
 {% macro enabled_cdc_formats() -%}
     {%- set formats = var('cdc_lake_formats') -%}
     {%- set known = cdc_formats() | map(attribute='format') | list -%}

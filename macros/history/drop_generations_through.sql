@@ -1,9 +1,3 @@
-{# Post-hook: drops the `generation` partitions of `relation` that are superseded: those up
-   to the newest generation of `covering_relation` when one is named (the delta partitions a
-   compaction folded into the base), else all but the newest of `relation` itself (the base
-   a compaction replaced). One statement; none (an empty hook, which dbt skips) when there
-   is nothing to drop, and not even a metastore call when the running model wrote nothing
-   this run: it replaced no generation. #}
 {% macro drop_generations_through(relation, covering_relation=none) -%}
     {%- set specs = [] -%}
     {%- if execute and not is_writing_nothing(this) -%}

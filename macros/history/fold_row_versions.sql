@@ -1,24 +1,3 @@
-{#
-    The history of the keys in `key_versions`: every version in ordering_key order, its row
-    folded, numbered and dated. Emits CTEs ending in `folded_history` (see _macros.yml).
-
-    `key_versions` names a CTE of `int_cdc__row_versions` rows with a key (no truncates) plus
-    `is_seed`, `seed_version_number` and `seed_valid_from`: a seed is a key's stored latest
-    version, standing for everything before it (a non-partial version whose image is the row
-    as it was), so that changes arriving in order are folded onto it without reading the
-    key's older versions. `table_truncates` names a CTE of truncate rows (primary_key NULL).
-
-    Partial changes fold in one ordered pass per key and segment (a segment starts at each
-    full image, delete or truncate): every column write (the segment's opening image, then each
-    partial change's before image, after image and unset columns) and one probe per partial
-    version and column are sorted once by position, and each probe reads the last write
-    before it. Linear in the versions times the segment's columns, where re-folding every
-    earlier version for each version would be quadratic in a hot key's versions.
-
-    `has_truncates` and `has_partial_changes` false (the caller asked the data) leave those
-    parts out of the plan: without partial changes each version's row is its own image, and
-    the column-by-column fold with its join, every version's largest cost, is not needed.
-#}
 {% macro fold_row_versions(
     key_versions, table_truncates, has_truncates=true, has_partial_changes=true
 ) -%}
@@ -178,13 +157,8 @@ fold_segmented_versions as (
 ),
 
 {# Per segment: whether it holds partial changes, and the distinct column lists of its
-   versions (each list sorted, so that a list differs only by its columns). A partial
-   version flattens them into its probes' columns: a segment's versions mostly write the
-   same few lists (a counter's field, a status), so that is linear in its versions; only
-   versions that each write a new combination of columns would make it grow faster. A
-   list of every version's list, flattened at every version, was quadratic in a hot key's
-   versions (one key with 20,000 partial changes: the history base's full build 78.4 s
-   against 13.3 s; README, Benchmarks). #}
+   versions (each sorted): a segment's versions mostly write the same few lists, so
+   flattening them is linear in its versions, where every version's list was quadratic. #}
 fold_positioned_versions as (
 
     select
@@ -378,12 +352,8 @@ fold_folded_versions as (
     {%- endif %}
 
     {# A truncate, or a delete that sent no before image, shows the row as it found it. A
-       key's versions number on from its seed, which is always its first version (a key with
-       a new version older than its stored latest is refolded without one, and a truncate
-       reaches only keys with a version before it): read as the first value of the window
-       the fill already sorts by, not as the maximum over the whole key, a second window that
-       held each key's rows at once (the base's full build at 1 M messages: 20.1-21.0 s of
-       CPU against 23.0-23.7 s). #}
+       key's seed is always its first version: read from the window the fill already sorts
+       by, not from a second window over the whole key. #}
 fold_filled_versions as (
 
     select

@@ -1,15 +1,3 @@
-{# What the history delta needs to know of the versions of `relation` (int_cdc__row_versions)
-   loaded after `after` (a SQL timestamp expression) before it plans its query, asked in one
-   statement: `condition`, which selects them (macro load_times_condition: `false` when there
-   are none); `low` and `high`, the lowest and highest `primary_key` among them as SQL string
-   expressions (none when no version has a key, or a key is longer than 1,024 characters);
-   `count`, how many they are, and of them how many are truncates and partial changes
-   (`new_truncates`, `new_partial_changes`: macro history_delta_kinds adds what came
-   before); `first_ordering_key` and `last_ordering_key`, the lowest and highest
-   `ordering_key` among those with a key (none when none has one, or one is not an ordering
-   key: macro ordering_key_text); `through`, the newest load (none when there are none,
-   or more than `max_loads`). The general answer while dbt parses and in the SQL linter.
-   See _macros.yml. #}
 {% macro new_history_versions(relation, after, max_loads=1000) -%}
     {%- if not execute -%}
         {{ return({

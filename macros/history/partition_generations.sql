@@ -1,5 +1,3 @@
-{# The distinct `generation` partition values of a table partitioned by it (first), as
-   numbers: a metastore call, no scan. None for a table that does not exist (yet). #}
 {% macro partition_generations(relation) -%}
     {%- set generations = [] -%}
     {%- if load_relation(relation) is none -%}

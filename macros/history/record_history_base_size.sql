@@ -1,13 +1,3 @@
-{# Post-hook of `int_cdc__row_history_base`: after a run that rebuilt it, stores its row count
-   and its generation as its table properties `cdc_lake.row_count` and `cdc_lake.generation`
-   (one query: parquet footers and partition values answer these), which macro
-   history_compaction_due reads from the metastore rather than counting the table; and, as
-   the run's query states them (macro version_kinds_note), whether the versions it folded
-   hold a truncate or a partial change (`cdc_lake.truncates`, `cdc_lake.partial_changes`),
-   which macro history_delta_kinds reads; and the highest `ordering_key` of its versions
-   (`cdc_lake.newest_ordering_key`: empty for none, `unknown` if not an ordering key, macro
-   ordering_key_text; the one column the query reads), which macro history_in_order reads.
-   Nothing after a run that wrote nothing. #}
 {% macro record_history_base_size(relation) -%}
     {%- if execute and not is_writing_nothing(relation) -%}
         {#- Prefixed: digits and dots alone may come back as a number. -#}

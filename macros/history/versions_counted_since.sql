@@ -1,10 +1,3 @@
-{# What the history delta `relation` holds in its table properties (stored by its post-hook
-   record_versions_since_base) of the row versions loaded since the base's generation
-   `base_generation`, from dbt's relation cache: `{'versions': N, 'truncates': T,
-   'partial_changes': P, 'newest': K}`, a kind none where the delta kept no count of it
-   (built before it did), K the highest `ordering_key` among them ('' for none; none where
-   the delta did not keep it with this count, or could not); none when it holds no count,
-   or one counted against another generation (the base was rebuilt since). #}
 {% macro versions_counted_since(relation, base_generation) -%}
     {%- set counted_since = table_property(relation, 'cdc_lake.base_generation') -%}
     {%- set counted = table_property(relation, 'cdc_lake.versions_since_base') -%}

@@ -1,11 +1,3 @@
-{# Called by the incremental materialization after an incremental run of an appended model:
-   counts the runs that appended to `relation` since it was created or last rewritten (table
-   property `cdc_lake.appends_since_compaction`, read from dbt's relation cache), and when
-   they reach macro appends_between_compactions of the rows it held when last rewritten
-   (property `cdc_lake.rows_at_compaction`), or var `cdc_lake_compact` is true, rewrites the
-   table as a few files instead (see _macros.yml). Stores `properties` (the run's record of
-   the loads it read) with the count; a rewrite, which starts a table without properties,
-   carries over the table's record as the run began (`cdc_lake.loads_read*`) before them. #}
 {% macro compact_appended_table(relation, appended, properties=none) -%}
     {%- set cached = table_properties_in(load_relation(relation).information or '') -%}
     {%- set held = cached.get('cdc_lake.appends_since_compaction') -%}

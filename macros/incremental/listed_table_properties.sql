@@ -1,7 +1,3 @@
-{# The table properties of `relations` as Spark lists them now, by table name: one `show
-   table extended ... like` per schema. For tables another model of the same run may have
-   altered since it began, which dbt's relation cache (macro table_property) describes as
-   they were then. An absent table has no entry. #}
 {% macro listed_table_properties(relations) -%}
     {%- set by_schema = {} -%}
     {%- for relation in relations -%}

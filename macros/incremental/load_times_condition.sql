@@ -1,7 +1,3 @@
-{# The condition keeping the rows of `column` loaded at one of `loads` (microseconds since
-   1970, in ascending order, as a probe found them): `false` for none, else the loads by name,
-   padded past 10 with load times no load has, or `column >=` the first of them over
-   `max_loads` (see macro loaded_after for why they are named). #}
 {% macro load_times_condition(loads, column='loaded_at', max_loads=1000) -%}
     {%- if not loads -%}
         {{ return('false') }}

@@ -1,5 +1,3 @@
-{# The loads a model's compiled SQL says it reads (macro select_new_rows), or none when it
-   does not say. #}
 {% macro loads_read_marked(compiled_sql) -%}
     {%- set marked = modules.re.search(
         '/\\* cdc_lake\\.loads_read: ([0-9,]*) \\*/', compiled_sql or ''

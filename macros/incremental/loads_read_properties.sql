@@ -1,7 +1,3 @@
-{# The table properties an appended model stores after a run that read the loads `named`
-   (macro named_loads of its condition), given what it recorded before (`recorded`, macro
-   recorded_loads): the loads it has read (the last `kept` of them), the newest, and the
-   load after which the list is complete. Loads it cannot name (none): through unknown. #}
 {% macro loads_read_properties(named, recorded, kept=100) -%}
     {%- if not named -%}
         {{ return({'cdc_lake.loads_read_through': ''}) }}

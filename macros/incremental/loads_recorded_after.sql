@@ -1,8 +1,3 @@
-{# The loads after `through` (microseconds since 1970) that the tables of `parents` recorded
-   having read (macro recorded_loads), ascending, without repeats: none when `through` is
-   none or there are no parents, or when one has no record or a list that does not reach
-   back to `through` (it may then hold loads it does not list). One metastore call per
-   schema (macro listed_table_properties). #}
 {% macro loads_recorded_after(through, parents) -%}
     {%- set asked = parents if parents and through is not none else [] -%}
     {%- set listed = listed_table_properties(asked) if asked else {} -%}

@@ -1,6 +1,3 @@
-{# The loads a condition of macro load_times_condition names, in its order (microseconds
-   since 1970): none for `false`, and none at all (not a list) for a condition that does not
-   name them (`true`, or past `max_loads` a comparison). #}
 {% macro named_loads(condition) -%}
     {%- if condition == 'false' -%}
         {{ return([]) }}

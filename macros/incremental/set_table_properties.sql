@@ -1,5 +1,3 @@
-{# Stores `properties` (name to value, no quote in either) on `relation`: one `alter table`
-   (see _macros.yml). #}
 {% macro set_table_properties(relation, properties) -%}
     {%- set pairs = [] -%}
     {%- for name, value in properties.items() -%}

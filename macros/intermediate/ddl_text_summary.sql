@@ -1,8 +1,3 @@
-{# What a DDL statement's text does to a table's columns, for the formats that send only the
-   text (DataWorks' ddlMeta is decoded by the UDF ddl_meta_summary instead): a struct shaped
-   like that UDF's, statement_type and columns (action, name, new_name, data_type). Reads
-   CREATE TABLE column lists, DROP TABLE, and ALTER TABLE's column clauses (ADD, DROP, MODIFY,
-   CHANGE, ALTER COLUMN ... TYPE, RENAME COLUMN). A regular-expression reading, not a parser. #}
 {% macro ddl_text_summary(ddl_text) -%}
     {%- set name -%} ([`"\\[]?[\\w$#]+[`"\\]]?) {%- endset -%}
     {%- set type -%}

@@ -1,4 +1,3 @@
-{# The first row of each partition by the given order (Spark has no QUALIFY); emits a select. #}
 {% macro deduplicate(relation, partition_by, order_by) -%}
     select * except (duplicate_rank)
     from (

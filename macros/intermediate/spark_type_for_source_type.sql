@@ -1,6 +1,3 @@
-{# The Spark type that holds a column of the given source type name without loss: the one
-   mapping from every format's type vocabulary (MySQL, Oracle, PostgreSQL/GaussDB, SQL Server,
-   MongoDB, DataWorks, Kafka Connect / Debezium logical types, MySQL binlog type codes). #}
 {% macro spark_type_for_source_type(source_type, db_type="cast(null as string)") -%}
     {%- set type_text = "lower(trim(" ~ source_type ~ "))" -%}
     {#- the name without its arguments and sign words: `int(10) unsigned` -> `int` -#}

@@ -1,6 +1,3 @@
-{# The statement of an incremental run (see _macros.yml): inserts into (or overwrites the
-   partitions of) `target_relation` the rows of the model's own SQL, matched to the table's
-   columns by name. #}
 {% macro incremental_insert_sql(target_relation, overwrite) -%}
     {%- if overwrite %}
     insert overwrite table {{ target_relation }}

@@ -1,11 +1,4 @@
-{# Overrides dbt-spark's incremental materialization (see _macros.yml): a first or
-   --full-refresh run creates the table as dbt-spark does; an incremental run issues its
-   insert (macro incremental_insert_sql) and no temporary view of the model's query, and a
-   run whose model writes nothing (macro writes_nothing) issues no statement at all. An
-   appended table counts the runs that appended to it and is rewritten as a few files every
-   so many (macro compact_appended_table). A model whose SQL names the loads it reads
-   (macro select_new_rows) records them (macro loads_read_properties), marked unknown while
-   its insert is under way. #}
+{# Overrides dbt-spark's incremental materialization: see _materializations__macros.yml. #}
 {% materialization incremental, adapter='spark' -%}
     {%- set strategy = config.get('incremental_strategy') or 'append' -%}
     {%- set on_schema_change = config.get('on_schema_change') or 'ignore' -%}

@@ -1,8 +1,4 @@
-{# Overrides dbt-spark's table materialization (see _macros.yml): a model whose SQL names a
-   build signature (macro with_build_signature) that its table was built with (table
-   property `cdc_lake.built_from`) is left as it is; any other table is replaced as
-   dbt-spark replaces a parquet table (drop, then create as select), and a signed one
-   records its signature. #}
+{# Overrides dbt-spark's table materialization: see _materializations__macros.yml. #}
 {% materialization table, adapter='spark' -%}
     {%- set existing = adapter.get_relation(
         database=database, schema=schema, identifier=model['alias']

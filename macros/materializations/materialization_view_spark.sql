@@ -1,5 +1,4 @@
-{# Overrides dbt-spark's view materialization (see _macros.yml): a view whose stored query is
-   the model's SQL already is left as it is; any other is replaced as dbt-spark does it. #}
+{# Overrides dbt-spark's view materialization: see _materializations__macros.yml. #}
 {% materialization view, adapter='spark' -%}
     {%- set existing = adapter.get_relation(
         database=database, schema=schema, identifier=model['alias']

@@ -1,6 +1,4 @@
-{# Overrides dbt-spark's macro of this name (see _macros.yml): a temporary relation (a unit
-   test's `<test>__dbt_tmp`, rendered without a schema) is replaced by a one-row view instead
-   of dropped. Any other relation is dropped as dbt-spark drops it. #}
+{# Overrides dbt-spark's macro of this name: see _materializations__macros.yml. #}
 {% macro spark__drop_relation(relation) -%}
     {%- if relation.identifier.endswith('__dbt_tmp') and not relation.include_policy.schema %}
         {% call statement('drop_relation', auto_begin=False) -%}

@@ -1,6 +1,3 @@
-{# The key columns a dbt var declares per table (`{table_key: [column, ...]}`), as an
-   array<string> expression; NULL for a table the var does not name. For formats whose
-   messages do not say which columns are the key. #}
 {% macro configured_key_columns(var_name, table_key) -%}
     {%- set configured = var(var_name, {}) -%}
     {%- set whens = [] -%}

@@ -1,7 +1,3 @@
-{# One part of a dotted table name, for formats that name the table in one field (SharePlex
-   `OWNER.TABLE`, DataHub Tuple `_source_table_`): `table`, `<prefix>.table` or
-   `database.schema.table`. Every part is NULL when the name is empty, has an empty part or
-   has more than three parts, so a NULL table part means the name cannot be read. #}
 {% macro dotted_name_part(qualified_name, part, two_part_prefix) -%}
 {%- set parts = "split(" ~ qualified_name ~ ", '[.]')" -%}
     case

@@ -1,4 +1,3 @@
-{# One sortable string from ordering fields, most significant first (see _macros.yml). #}
 {% macro ordering_key(parts) -%}
     {%- set sortable_parts = [] -%}
     {%- for part in parts -%}

@@ -1,19 +1,3 @@
-{# What staging needs to know of the run's messages (the rows of landing table `relation`
-   where `condition` holds) before its query is planned, asked in one pass over them:
-   `landed_twice`, whether two carry the same message (text and source); and, given the
-   format's `source_ts` of a landing row, `source_ts_range`: the lowest and highest as
-   microseconds since 1970 (both none when no message has one), else none. `source_ts` is a
-   SQL expression over the landing columns and `parsed`, the column the expression `parsed`
-   computes once per row (the message parsed for what `source_ts` reads). A format whose
-   event ids differ for different messages has no two deliveries of one event among a run's
-   rows when `landed_twice` is false, and its staging then leaves out the first-delivery
-   window; one whose event id fixes `source_ts` looks the new events up only among the held
-   rows of that range (see macro staged_event_projection). Given too the event id of each
-   message's first row (`first_event_id`, over the landing columns), a second statement
-   looks those ids up among the held rows of that range: `delivered_before`, whether an
-   earlier run staged any of the messages (true wherever it was not asked), and when none
-   was, staging leaves out its look-up of held rows. While dbt parses and in the linter
-   (`execute` false): the answer that keeps the general query. #}
 {% macro probe_new_messages(
     relation, condition, source_ts=none, parsed=none, first_event_id=none
 ) -%}
@@ -23,8 +7,7 @@
         {{ return({'landed_twice': false, 'source_ts_range': none, 'delivered_before': false}) }}
     {%- endif -%}
     {#- The range of `source_ts` bounds the held rows looked up, and a first or full-refresh
-        run holds none: it only counts deliveries, without parsing a message (in a 1 M
-        full build the parse for `es` was most of the probe's 4-5 s). -#}
+        run holds none: it only counts deliveries, without parsing a message. -#}
     {%- set reads_times = source_ts is not none and is_incremental() -%}
     {%- set probe_sql -%}
         select
@@ -41,10 +24,8 @@
                     value,
                     source_name,
                     {{ source_ts if reads_times else 'cast(null as timestamp)' }} as source_ts
-                {#- A projection of its own: Spark does not merge it into the one above,
-                    whose expression reads the parse several times (from_json is costly),
-                    so each message is parsed once. 10,000 messages: 0.29 s against 0.36 s
-                    with the parse written into `source_ts`. #}
+                {#- A projection of its own, which Spark does not merge into the one above
+                    (whose expression reads the parse several times): one parse a message. #}
                 from (
                     select
                         value,

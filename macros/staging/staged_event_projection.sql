@@ -1,6 +1,3 @@
-{# The last CTEs of every staging model, ending in `final`: the contract's columns, in its
-   order, picked by name from the format's last CTE, with the rules every format shares (the
-   project's limits among them), and `is_first_delivery` (see _macros.yml). #}
 {% macro staged_event_projection(
     relation,
     source_format,
@@ -74,12 +71,9 @@ shared_rules_checked as (
 
 ),
 
-{# The format's own reason first, then the rules every format shares: those of the whole
-   message (a message that breaks one is one rejected row, its first), then those of a row.
-   The filter tests the cheap terms first (Spark evaluates `or` from the left and stops at
-   the first true): it is pushed below the projections with each column's expression in
-   place of its name, so a format's own reason (its key checks, with lambdas) was evaluated
-   for every row twice, 4-5% of staging's CPU at 1 M messages. #}
+{# The format's own reason first, then the message's rules (a message that breaks one is one
+   rejected row), then the row's. The filter tests its cheap terms first: Spark pushes it
+   below the projections, and `or` stops at the first true. #}
 shared_rules_applied as (
 
     select
@@ -107,16 +101,9 @@ projected as (
 
 ),
 
-{# The new rows' event ids that earlier runs staged already. The new rows are few: their ids
-   are broadcast and each held row is looked up in them, where a join Spark plans itself
-   shuffles every held row (it cannot size the new rows' plan). Given the new rows' range of
-   `source_ts` (`new_source_ts_range`, from a format whose event id fixes it), only the held
-   rows of that range or with none can hold such an event: parquet skips the files and row
-   groups of other times, so the lookup reads the run's stretch of time, not all of history.
-   None on a first or full-refresh run, or when the probe found no message of the run held
-   (`delivered_before` false): then the look-up's stages (the rows computed once for their
-   ids, the held rows' distinct ids, the join) are not planned, half of a 1% run's staging
-   query at 1 M messages. #}
+{# The new rows' event ids that earlier runs staged already: the few new ids broadcast (a
+   join Spark plans itself shuffles every held row), the held rows read only within the
+   run's range of `source_ts` where the format gives one. #}
 held_deliveries as (
 
     {%- if looks_up_held %}
@@ -144,11 +131,8 @@ held_deliveries as (
 
 ),
 
-{# Kafka is at-least-once and files get re-exported: the first delivery of each event (first
-   loaded), also when the copy arrives runs later, is the one every later model keeps. Among
-   the run's rows by a window, unless no two of them can be one event (`events_may_repeat`
-   false): the window shuffles and sorts every row with its images, a third of a full
-   build's staging. #}
+{# Kafka is at-least-once: the first delivery of each event is the one every later model
+   keeps. The window (a sort of every row) is left out where no two rows can be one event. #}
 final as (
 
     select

@@ -1,5 +1,3 @@
-{# The CASE branch every staging model uses to reject a row-change whose key columns have no
-   value in the row image (the row could not be tracked): `when ... then <reason>`. #}
 {% macro when_key_has_no_value(key_columns, key_image) -%}
     when not exists(
         transform({{ key_columns }}, key_column -> {{ key_image }}[key_column]),

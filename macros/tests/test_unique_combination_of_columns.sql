@@ -1,5 +1,3 @@
-{# Generic test: no two rows share the values of the given columns
-   (dbt-utils is not reachable from these machines). #}
 {% test unique_combination_of_columns(model, combination_of_columns) %}
 
 {%- set columns = combination_of_columns | join(', ') %}

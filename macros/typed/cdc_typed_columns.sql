@@ -1,10 +1,3 @@
-{# The typed columns of one source table, read from int_cdc__table_columns (what
-   cdc_table_schemas shows, less the times it reads from the sightings) when dbt executes
-   (an empty list while it parses, or before the table exists): a list of (column name, Spark
-   type, source type) in column order, overrides applied, override-only columns last, names
-   unique whatever their case (Spark's column names ignore it: a later case twin is left
-   out), within the name limit of `cdc_lake_limits` (a longer one is left out) and no more
-   than its `row_columns` (the rest are left out); each left-out column is logged. #}
 {% macro cdc_typed_columns(table_key, column_types=none) -%}
     {%- set overrides = column_types or {} -%}
     {%- set schema_rows = [] -%}

@@ -1,10 +1,3 @@
-{# One source table's live rows as a typed table: a column per source column, named and typed
-   from cdc_table_schemas when the model runs (so a new source column appears on the next
-   run), each value cast from the row map's canonical text; `column_types` overrides types.
-   Rebuilt only when its table's history or columns changed (macro with_build_signature):
-   the base's generation (a compaction), the newest delta generation holding the table (a
-   run that changed its rows) and the query (its columns). A model calling it needs
-   `-- depends_on: {{ ref('cdc_table_schemas') }}`. #}
 {% macro cdc_typed_current_state(table_key, column_types=none) -%}
     {%- set table_key_text = table_key | lower | replace("\\", "\\\\") | replace("'", "\\'") -%}
     {%- set typed_values = [] -%}

@@ -1,6 +1,3 @@
-{# SQL that turns a row map's canonical text into a value of the given Spark type: NULL, never
-   an error, for text that does not fit (ANSI mode is on), and Kafka Connect's epoch numbers
-   (days, milli-, micro-, nanoseconds) read by their logical type name. #}
 {% macro typed_value_from_text(value, spark_type, source_type=none) -%}
     {%- set target = (spark_type or 'string') | trim | lower -%}
     {%- set logical_type = (source_type or '') | trim | lower -%}

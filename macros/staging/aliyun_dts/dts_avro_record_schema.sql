@@ -1,4 +1,3 @@
-{# from_json schema of the JSON that the UDF dts_avro_json makes of one DTS Avro Record. #}
 {% macro dts_avro_record_schema() -%}
     struct<
         version: int,

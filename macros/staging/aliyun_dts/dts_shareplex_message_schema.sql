@@ -1,5 +1,3 @@
-{# from_json schema of a DTS SharePlex JSON message. Row values are variant: numbers keep
-   their digits; meta fields are strings (a JSON number is read as its text). #}
 {% macro dts_shareplex_message_schema() -%}
     struct<
         meta: struct<

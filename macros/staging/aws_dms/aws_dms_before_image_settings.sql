@@ -1,6 +1,3 @@
-{# The before-image settings of an AWS DMS task, from the vars, checked before they reach SQL:
-   the top-level field BeforeImageSettings' FieldName names, and the prefix and suffix of the
-   before-image columns an `add-before-image-columns` table-mapping rule adds to `data`. #}
 {% macro aws_dms_before_image_settings() -%}
     {%- set allowed = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.$-' -%}
     {%- set settings = {

@@ -1,8 +1,3 @@
-{# from_json schema of an AWS DMS Kafka JSON message (data and control records). Row values
-   are variant, as for Maxwell: DMS writes numbers as JSON numbers, and a variant keeps their
-   digits. `control` (a control record's table definition) is its JSON text. The metadata
-   fields are text, so a number or a quoted number reads alike. `before_image_field` is the
-   BeforeImageSettings FieldName (checked by aws_dms_before_image_settings). #}
 {% macro aws_dms_message_schema(before_image_field) -%}
     struct<
         data: map<string, variant>,

@@ -1,18 +1,3 @@
-{#
-    The staging logic shared by open-source Canal flat messages (`canal_json`) and Alibaba DTS
-    Canal JSON (`dts_canal_json`). `raw_messages` names a CTE with the landing-table columns.
-    `layout_var` names the dbt var that marks a source as using the legacy DTS layout (instances
-    created before 2022-03-20: an update's new row is in `old`, a delete's row is in `old`);
-    none means the open-source layout only. `numbers_as_sent`: values may be JSON numbers
-    (Flink CDC's canal-json writer) whose spelling must be kept (macro json_numbers_as_sent).
-    `new_messages`: what macro probe_new_messages found of `raw_messages`, given macro
-    canal_source_ts. A row's event id is its message's hash and index in the message, so
-    when no message landed twice, no two rows are one event and staging needs no window to
-    find first deliveries; and two deliveries of one event have one `source_ts`, so earlier
-    runs' deliveries are looked up among the held rows of the run's range of it.
-    Emits CTEs ending in `final` (the wire format's `staged_event_projection`, so both formats
-    name the same absent columns; see _macros.yml).
-#}
 {% macro canal_staged_events(
     raw_messages, source_format, layout_var=none, numbers_as_sent=false, new_messages=none
 ) -%}
@@ -50,10 +35,8 @@ parsed as (
 
 ),
 
-{# The parsed message is not passed on whole: the fields used below are picked here. Spark
-   cannot fuse the operators holding lambdas (the key checks) into its generated code, and
-   each of them copies every column it passes on, the message with all its row images
-   among them: 4-5% of staging's CPU at 1 M messages. #}
+{# The fields used below are picked here, not the whole message passed on: each operator
+   holding a lambda (the key checks) copies every column it passes on. #}
 classified as (
 
     select

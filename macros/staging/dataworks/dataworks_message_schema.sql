@@ -1,5 +1,3 @@
-{# from_json schema of a DataWorks / DataHub Blob message.
-   Row values are variant: numbers keep their exact digits. #}
 {% macro dataworks_message_schema() -%}
     struct<
         schema: struct<

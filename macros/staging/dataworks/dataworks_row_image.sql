@@ -1,5 +1,3 @@
-{# A DataWorks dataColumn object to the change log's row map:
-   DATE epoch ms to UTC text, every other value as sent. #}
 {% macro dataworks_row_image(data_column, column_types) -%}
     transform_values(
         {{ data_column }},

@@ -1,10 +1,3 @@
-{#
-    The staging logic shared by DataWorks-to-Kafka JSON and DataHub Blob (the same JSON as
-    UTF-8 bytes). `decoded_messages` names a CTE with the landing columns plus
-    `message_json` (the JSON, or NULL), `decode_error` and `raw_value_text`. Emits CTEs ending
-    in `final` (the wire format's `staged_event_projection`, so both formats name the same
-    absent columns; see _macros.yml).
-#}
 {% macro dataworks_staged_events(decoded_messages, source_format) -%}
 
 op_codes as (

@@ -1,6 +1,3 @@
-{# The column fields of the Kafka Connect `schema` part of a Debezium / Lindorm message: those
-   of its `after` struct, else of its `before` (a delete has no `after`), each with a name.
-   NULL when the message has no schema. #}
 {% macro debezium_column_fields(schema_fields) -%}
     filter(
         coalesce(

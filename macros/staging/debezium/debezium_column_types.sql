@@ -1,7 +1,3 @@
-{# Column types from the Kafka Connect `schema` part of a Debezium / Lindorm message: the fields
-   of its `after` (else `before`) struct, each its logical name (e.g. io.debezium.time.Date)
-   or else its type (int32, string, bytes, ...); a Kafka Connect Decimal as `decimal(p,s)`
-   from its parameters (precision 38 when not given). NULL when the message has no schema. #}
 {% macro debezium_column_types(schema_fields) -%}
     {%- set column_fields = debezium_column_fields(schema_fields) -%}
     case

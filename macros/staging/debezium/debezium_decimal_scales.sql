@@ -1,7 +1,3 @@
-{# The scale of each Kafka Connect Decimal column (`org.apache.kafka.connect.data.Decimal`,
-   parameter `scale`) in the `schema` part of a Debezium message: the fields of its `after`
-   (else `before`) struct. An empty map when the message has no schema: then a decimal's
-   bytes cannot be read and stay base64, as sent. #}
 {% macro debezium_decimal_scales(schema_fields) -%}
     map_from_entries(transform(
         filter(

@@ -1,11 +1,3 @@
-{# A Kafka Connect Decimal (Debezium's default `decimal.handling.mode=precise`: the unscaled
-   value as big-endian two's-complement bytes, base64 in JSON) as decimal text with `scale`
-   digits after the point: `AMc=` with scale 2 is `1.99`. NULL when the text is not base64,
-   has more than 16 bytes (beyond decimal(38)) or the scale is not 0 to 38, so that the
-   caller keeps the value as sent. A negative value's magnitude is its bits inverted, plus
-   one; lpad would cut a longer text, so it pads only to the digits the scale needs. Each
-   step binds its value once with `get(transform(array(value), name -> ...), 0)`: SQL has no
-   `let`, and repeating the expressions instead grows the text exponentially. #}
 {% macro debezium_decimal_text(base64_text, scale) -%}
     get(transform(
         array(named_struct(

@@ -1,9 +1,3 @@
-{# from_json schema of a Debezium-style message (open-source Debezium, Alibaba Lindorm): the
-   envelope both bare and under `payload` (Kafka Connect JSON converter with schemas), so that
-   one parse reads either layout. `before`/`after` are `row_type`: a row object as a map of
-   variants, or (Debezium, whose MongoDB connector sends documents as Extended JSON strings)
-   variant; `patch`, `filter` (MongoDB connector 1.x) and `updateDescription` (2.x) are
-   MongoDB's alone. #}
 {% macro debezium_message_schema(row_type='map<string, variant>') -%}
     {%- set envelope_fields -%}
         op: string,

@@ -1,6 +1,3 @@
-{# CTEs ending in `images`: a Debezium staging relation's rows with the MongoDB connector's
-   documents read (before_row, after_row, kafka_key_row as `_id`, is_partial, unset_columns,
-   mongo_rejection_reason); other connectors' rows pass with their images as they were. #}
 {% macro debezium_mongo_images(relation) -%}
 {# The MongoDB connector sends documents as Extended JSON strings: `after` (and `before`
    with pre-images); an update as `updateDescription` (2.x; `after` too in the

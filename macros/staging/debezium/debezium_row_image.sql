@@ -1,6 +1,3 @@
-{# A Debezium / Lindorm row object (map of column to variant) to the change log's row map:
-   every value its JSON text (strings unquoted, numbers with their digits, objects as JSON);
-   with `decimal_scales` (column -> scale), Kafka Connect Decimal bytes as decimal text. #}
 {% macro debezium_row_image(row_object, decimal_scales=none) -%}
     {%- set as_text -%}
         transform_values({{ row_object }}, (column_name, column_value) -> cast(column_value as string))

@@ -1,6 +1,3 @@
-{# A SQL Server log sequence number as Debezium writes it (`0000002a:00000100:0004`: virtual
-   log file, block, slot, in hexadecimal) as one decimal(38, 0) that sorts as the log does;
-   NULL for any other text. #}
 {% macro sql_server_lsn_number(lsn_text) -%}
     case
         when {{ lsn_text }} rlike '^[0-9A-Fa-f]{8}:[0-9A-Fa-f]{8}:[0-9A-Fa-f]{4}$'

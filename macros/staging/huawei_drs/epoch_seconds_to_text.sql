@@ -1,5 +1,3 @@
-{# Epoch seconds with an optional fraction (Huawei DRS JSON MySQL timestamp values,
-   `1624614713.201`) to canonical UTC text, the fraction digits kept as sent; other text as is. #}
 {% macro epoch_seconds_to_text(epoch_seconds) -%}
     case
         when {{ epoch_seconds }} rlike '^[0-9]{1,11}([.][0-9]{1,9})?$'

@@ -1,6 +1,3 @@
-{# How each column's text is encoded in a Huawei DRS message, from its source type name
-   (mysqlType / columnType) or, where no name is sent, its JDBC code (sqlType):
-   `byte_list`, `hex` (bytea), `epoch_seconds` (MySQL timestamp in DRS JSON); others absent. #}
 {% macro huawei_drs_column_encodings(
     type_names, jdbc_codes, binary_jdbc_codes, epoch_second_timestamps
 ) -%}

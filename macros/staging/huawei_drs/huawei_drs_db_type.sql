@@ -1,5 +1,3 @@
-{# Huawei DRS `dbType` to the change log's db_type vocabulary. The MySQL flavour
-   (MySQL, GaussDB(for MySQL)) sends no dbType. #}
 {% macro huawei_drs_db_type(db_type) -%}
     case
         when {{ db_type }} is null then 'mysql'

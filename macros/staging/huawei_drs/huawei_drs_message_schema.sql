@@ -1,5 +1,3 @@
-{# from_json schema of a Huawei DRS JSON / JSON-C message (both flavours).
-   Row values are variant: numbers sent bare keep their digits. #}
 {% macro huawei_drs_message_schema() -%}
     struct<
         id: string,

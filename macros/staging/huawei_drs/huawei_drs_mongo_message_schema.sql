@@ -1,4 +1,3 @@
-{# from_json schema of a Huawei DRS DDS (MongoDB) message: value and where stay shell text. #}
 {% macro huawei_drs_mongo_message_schema() -%}
     struct<
         id: string,

@@ -1,6 +1,3 @@
-{# A Huawei DRS row as text (map of column to the text sent) to the change log's row map: bytea
-   hex to base64, epoch-second timestamps to UTC text; byte lists stay as sent (decoded by the
-   byte_list_to_base64 UDF in a later step: a Python UDF cannot run inside a lambda). #}
 {% macro huawei_drs_row_image(row_text, column_encodings) -%}
     transform_values(
         {{ row_text }},

@@ -1,10 +1,3 @@
-{#
-    The staging logic shared by Huawei DRS JSON and JSON-C (MySQL flavour with `mysqlType`,
-    other databases with `dbType`/`columnType`). `raw_messages` names a relation with the
-    landing-table columns. Emits CTEs ending in `final` (the wire format's
-    `staged_event_projection`, so both formats name the same absent columns): a message with N
-    rows gives N changes (see _macros.yml).
-#}
 {% macro huawei_drs_staged_events(
     raw_messages, source_format, delete_row_field, epoch_second_timestamps
 ) -%}

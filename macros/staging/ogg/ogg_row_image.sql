@@ -1,7 +1,3 @@
-{# A GoldenGate row image (`before` or `after`, map<string, variant>) as the change log's
-   map of column to text. With the formatter's `_isMissing` fields on, a column whose
-   `<column>_isMissing` is true was not in the trail (a compressed update or delete): it is
-   left out of the image, not set to NULL; the flags themselves are no columns. #}
 {% macro ogg_row_image(image) -%}
     map_filter(
         transform_values({{ image }}, (column_name, column_value) -> cast(column_value as string)),
