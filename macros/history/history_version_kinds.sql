@@ -2,6 +2,11 @@
     {%- if not execute -%}
         {{ return({'truncates': true, 'partial_changes': true}) }}
     {%- endif -%}
-    {%- set found = run_query('select ' ~ version_kind_counts(relation)).rows[0] -%}
+    {%- set counts_sql -%}
+        select
+            (select count(*) from {{ relation }} where op = 'truncate'),
+            (select count(*) from {{ relation }} where is_partial)
+    {%- endset -%}
+    {%- set found = run_query(counts_sql).rows[0] -%}
     {{ return({'truncates': found[0] > 0, 'partial_changes': found[1] > 0}) }}
 {%- endmacro %}

@@ -4,7 +4,10 @@
         (column_name, column_value) -> case
             when {{ column_types }}[column_name] = 'DATE'
                 then coalesce(
-                    {{ epoch_ms_to_text('cast(column_value as string)') }},
+                    date_format(
+                        {{ epoch_ms_to_timestamp('cast(column_value as string)') }},
+                        'yyyy-MM-dd HH:mm:ss.SSS'
+                    ),
                     cast(column_value as string)
                 )
             else cast(column_value as string)
