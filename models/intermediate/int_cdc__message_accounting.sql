@@ -17,10 +17,10 @@
     is a view of staging (the change log, and in dbt_project.yml the heartbeats, the
     transaction markers and the rejected messages) holds by definition the staged rows its
     filter keeps, so what is checked for it is staging's flag (every event has exactly one
-    kept delivery), not a second read of staging: reading the three views again took 0.8 of
-    the 2.0 s this model's query took in a 1% run (udfs/benchmarks/HISTORY.md). Which models are
-    views is read from the project (`graph`), so one made a table is checked again. While
-    dbt parses, every one is named, as the model's lineage. -#}
+    kept delivery), not a second read of staging, which was much of this model's query
+    (figures: udfs/benchmarks/README.md). Which models are views is read from the project
+    (`graph`), so one made a table is checked again. While dbt parses, every one is named, as
+    the model's lineage. -#}
 {%- set destinations = [] -%}
 {%- for destination in [
     ('heartbeats', 'int_cdc__heartbeats', "event_kind = 'heartbeat' and is_first_delivery"),
@@ -66,9 +66,8 @@ all_staged_events as (
 ),
 
 {# The new staged rows, read by five parts of the query: on an incremental run computed once
-   (macro computed_once), not scanned again by each (a 1% run's query at 1 M messages, alone:
-   1.14 s against 1.54 s); a full build's every staged row is read faster five times from
-   parquet than stored once more for the readers (8.1 s against 10.9 s). #}
+   (macro computed_once); a full build reads its every staged row from parquet again, which
+   is faster than storing them once more for the readers. #}
 staged_events as (
 
     select * from all_staged_events
@@ -152,10 +151,8 @@ deliveries as (
 
 {# The events whose deliveries staging kept other than once: lost (none kept) or doubled
    (two). Staging keeps exactly one delivery of every event (the first loaded,
-   `is_first_delivery`). An aggregate of each delivery's id, kind and flag, where a window
-   over the events shuffled and sorted every delivery with its message's columns: this
-   query's full build over 1.1 M messages took 10.5-12.6 s of CPU against 13.8-16.2 s
-   (udfs/benchmarks/HISTORY.md). #}
+   `is_first_delivery`). An aggregate of each delivery's id, kind and flag, not a window that
+   would shuffle and sort every delivery with its message's columns. #}
 unkept_or_doubled_events as (
 
     select
@@ -362,6 +359,6 @@ final as (
 
 )
 
-{#- Nothing new: no insert (macro select_new_rows); planning the accounting of no rows cost
-    1.6 s a run, and its insert appended an empty file. #}
+{#- Nothing new: no insert (macro select_new_rows), not a plan of the accounting of no rows
+    and an insert of an empty file. #}
 {{ select_new_rows(new_loads) }}

@@ -335,10 +335,8 @@ built_through as (
 {%- endif %}
 
 {# Rebalanced by the partitions written: Spark sizes the write by the data (a file per
-   partition for a run's few thousand rows, more for a large catch-up). The fold's eight
-   shuffle partitions wrote sixteen small files a run, each a writer to open and a file for
-   every later run to open until the next compaction: 1.1-1.6 s of task time for 24,000
-   rows, 0.6 s rebalanced. #}
+   partition for a run's few thousand rows, more for a large catch-up), where the fold's
+   shuffle partitions wrote many small files a run, each for every later run to open. #}
 final as (
 
     select /*+ rebalance(generation, is_current) */

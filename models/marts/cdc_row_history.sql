@@ -2,7 +2,7 @@
     each version winning. A view: a run writes only the delta, whose size follows what is new;
     readers pay one anti-join against the (small) delta, and a lookup of each version's
     column-type map by its id in the table sightings (a few rows per table): the history
-    stores the id, since a map per version was a quarter of the cost of writing it. -#}
+    stores the id, since a map per version was a large part of the cost of writing it. -#}
 with
 
 base_history as (

@@ -1,4 +1,0 @@
-{# Epoch milliseconds (DataWorks DATE values, sync times) to the change log's canonical UTC text. #}
-{% macro epoch_ms_to_text(epoch_ms) -%}
-    date_format({{ epoch_ms_to_timestamp(epoch_ms) }}, 'yyyy-MM-dd HH:mm:ss.SSS')
-{%- endmacro %}

@@ -1,0 +1,3 @@
+{% macro writes_nothing(relation) -%}
+    select * from {{ relation }} where false
+{%- endmacro %}

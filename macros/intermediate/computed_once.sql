@@ -1,0 +1,3 @@
+{% macro computed_once() -%}
+    rand(0) >= 0
+{%- endmacro %}

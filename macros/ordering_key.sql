@@ -1,8 +1,0 @@
-{# One sortable string from ordering fields, most significant first (see _macros.yml). #}
-{% macro ordering_key(parts) -%}
-    {%- set sortable_parts = [] -%}
-    {%- for part in parts -%}
-        {%- do sortable_parts.append(sortable_number(part)) -%}
-    {%- endfor -%}
-    concat_ws('.', {{ sortable_parts | join(', ') }})
-{%- endmacro %}
