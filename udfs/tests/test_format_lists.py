@@ -28,7 +28,7 @@ def macro_path(name: str) -> Path:
     [path] = [
         path
         for path in (PROJECT_ROOT / "macros").rglob("*.sql")
-        if re.search(rf"\{{% macro {name}\(", path.read_text())
+        if re.search(rf"\{{%-? macro {name}\(", path.read_text())
     ]
     return path
 
