@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import compiled_inline, dbt_target_path, run_dbt
+import yaml
+from conftest import PROJECT_ROOT, compiled_inline, dbt_target_path, run_dbt
 
 from cdc_lake.formats import FORMATS
 
@@ -44,6 +45,31 @@ def test_every_staging_model_emits_the_contract(pipeline_build: Any) -> None:
     assert len(staging) == len(FORMATS) and set(check.node.depends_on.nodes) >= {
         f"model.cdc_lake.{name}" for name in staging
     }
+
+
+def test_every_staging_model_runs_the_contracts_data_tests(pipeline_build: Any) -> None:
+    """The data tests declared once for the staging contract (an anchor in
+    models/staging/_staging__models.yml) are attached by dbt to every staging model, and pass."""
+    config = yaml.safe_load(
+        (PROJECT_ROOT / "models" / "staging" / "_staging__models.yml").read_text()
+    )
+    [columns] = config["anchors"]
+    expected = sorted(
+        (column["name"], next(iter(test)) if isinstance(test, dict) else test, "pass")
+        for column in columns
+        for test in column.get("data_tests", [])
+    )
+    by_model: dict[str, list[tuple[str, str, str]]] = {}
+    for outcome in pipeline_build.result.results:
+        node = outcome.node
+        model = (getattr(node, "attached_node", None) or "").rsplit(".", 1)[-1]
+        if node.resource_type == "test" and model.startswith("stg_"):
+            test = (node.column_name, node.test_metadata.name, outcome.status)
+            by_model.setdefault(model, []).append(test)
+    assert len(by_model) == len(FORMATS)
+    assert {model: sorted(tests) for model, tests in by_model.items()} == dict.fromkeys(
+        by_model, expected
+    )
 
 
 def compiled(jinja: str, tmp_path: Path) -> Any:
