@@ -6,7 +6,9 @@ before-image columns and a `before-image` object, a key change, an update delive
 earlier one, records sharing one timestamp, a duplicate, a table that needs its key declared,
 bad messages) and Apache Paimon's aws-dms sets of udfs/tests/public_samples/ (each with its
 `schema-name` tagged, see support/public_landings.py), loaded before the session's one build, are
-checked against the expectations of public_samples/EXPECTED.md and Paimon's ITCases.
+checked against the expectations of public_samples/EXPECTED.md and Paimon's ITCases. The
+checks AWS DMS shares with other formats (its nodes built, its bad messages, the duplicate,
+Paimon's table schema evolution) are in test_formats.py.
 """
 
 from __future__ import annotations
@@ -17,16 +19,13 @@ from typing import Any
 
 import pytest
 from support.pipeline import (
-    assert_nodes_built,
     format_change_log,
     format_current_state,
     format_live_rows,
-    format_rejections,
     keyed_changes,
     query,
     staged_with_vars,
 )
-from support.project import PROJECT_ROOT
 from support.public_landings import product, require_public_samples
 
 pytestmark = pytest.mark.spark
@@ -35,7 +34,6 @@ MY_FORMATS = ("aws_dms_json",)
 CHANGE_LOG = "cdc_lake_intermediate.int_cdc__change_log"
 STAGING = "cdc_lake_staging.stg_aws_dms__json"
 MICROS = "yyyy-MM-dd HH:mm:ss.SSSSSS"
-FIXTURES = PROJECT_ROOT / "udfs/tests/fixtures/aws_dms_json"
 BIG = {"id": "3", "status": "new", "amount": "12345678901234567890.123", "note": "big"}
 DRILLS = ("12-pack drill bits", "12-pack of drill bits with sizes ranging from #40 to #3")
 
@@ -86,29 +84,7 @@ def keyed_live_rows(
     }
 
 
-# ---------------------------------------------------------------- the build
-
-
-def test_build_succeeds_for_the_aws_dms_nodes(pipeline_build: Any) -> None:
-    assert_nodes_built(pipeline_build, "aws_dms", "stg_aws_dms__json", "aws_dms__op_codes")
-
-
 # ---------------------------------------------------------------- public sets (Paimon)
-
-
-def test_paimon_table_schema_evolution_final_state(pipeline_build: Any, cursor: Any) -> None:
-    # EXPECTED.md section 5 (KafkaSyncTableActionITCase#testSchemaEvolutionImpl, PK id), after
-    # file 3: 102, 103 (age 18), 104 (age 24), 105 (address Beijing), 107. Every record of the
-    # set has one timestamp: file order orders them. Keyed by the whole row (no var), 101's
-    # delete sends the row its insert did, and 105's update its BI_ image of every column.
-    require_public_samples("AWS DMS")
-    assert format_live_rows(cursor, MY_FORMATS, "paimon_table_schemaevolution__test.product") == [
-        product("102", "car battery", "12V car battery", "8.1"),
-        product("103", *DRILLS, "0.8", age="18"),
-        product("104", "hammer", "12oz carpenter's hammer", "0.75", age="24"),
-        product("105", "hammer", "14oz carpenter's hammer", "0.875", address="Beijing"),
-        product("107", "rocks", "box of assorted rocks", "5.3"),
-    ]
 
 
 def test_paimon_bi_columns_are_the_update_before_image(pipeline_build: Any, cursor: Any) -> None:
@@ -311,17 +287,6 @@ def test_a_table_needs_its_key_declared(pipeline_build: Any, cursor: Any, tmp_pa
     }
 
 
-def test_the_duplicate_is_staged_once_as_first_delivery(pipeline_build: Any, cursor: Any) -> None:
-    rows = query(
-        cursor,
-        f"""
-        select is_first_delivery from {STAGING}
-        where table_key = 'dms_fx.orders' and op = 'insert'
-        order by is_first_delivery""",
-    )
-    assert [row["is_first_delivery"] for row in rows] == [False, True]
-
-
 def test_control_records_are_schema_changes(pipeline_build: Any, cursor: Any) -> None:
     rows = query(
         cursor,
@@ -353,24 +318,3 @@ def test_no_aws_dms_record_is_a_marker_or_heartbeat(pipeline_build: Any, cursor:
         group by event_kind order by event_kind""",
     )
     assert {row["event_kind"] for row in counts} == {"change", "schema_change", "rejected"}
-
-
-def test_every_bad_message_is_kept_with_its_reason(pipeline_build: Any, cursor: Any) -> None:
-    rows = format_rejections(cursor, "aws_dms_json")
-    bad_file = FIXTURES / "bad_messages.jsonl"
-    assert all(row["source_file"] == str(bad_file) for row in rows)
-    assert [row["rejection_reason"] for row in rows] == [
-        "not valid JSON, or nested over 1000 levels deep",
-        "JSON not shaped like an AWS DMS message (a field has the wrong type)",
-        "no metadata: not an AWS DMS message",
-        "no record-type: not an AWS DMS message",
-        "data record without operation",
-        "unknown data operation upsert",
-        "unknown heartbeat operation insert",
-        "insert without table-name",
-        "delete without data",
-        "update without data",
-        "no value for primary key column(s) id in the row image",
-        "drop-table without table-name",
-    ]
-    assert [row["raw_value"] for row in rows] == bad_file.read_text().splitlines()

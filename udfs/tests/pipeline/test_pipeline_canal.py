@@ -13,7 +13,9 @@ The public files are loaded as Kafka would deliver them: Paimon's license commen
 left out (its tests skip them too), each scenario's files are concatenated in topic order,
 and every set except Flink's canal-data.txt gets its `database` prefixed with a tag, because
 the sets reuse the same tables with contradicting contents. canal-data.txt stays untouched
-(`inventory.products2`), like the bundled sample that is its first five lines.
+(`inventory.products2`), like the bundled sample that is its first five lines. The checks
+Canal shares with other formats (its nodes built, Flink's and SeaTunnel's `products`
+changelog and states) are in test_formats.py.
 """
 
 from __future__ import annotations
@@ -24,10 +26,10 @@ from typing import Any
 
 import pytest
 from support.pipeline import (
-    assert_nodes_built,
     change_log_rows,
     decode_json_columns,
     format_change_log,
+    format_current_state,
     keyed_changes,
     query,
     staged_with_vars,
@@ -48,21 +50,13 @@ from support.public_landings import (
 
 pytestmark = pytest.mark.spark
 
-CURRENT_STATE = "cdc_lake.cdc_current_state"
-MY_FORMATS = "('canal_json', 'dts_canal_json')"
+MY_FORMATS = ("canal_json", "dts_canal_json")
+MY_FORMATS_SQL = "('canal_json', 'dts_canal_json')"
 MS = "yyyy-MM-dd HH:mm:ss.SSS"
 
 
 def current_state(cursor: Any, table_filter: str) -> list[dict[str, Any]]:
-    rows = query(
-        cursor,
-        f"""
-        select table_key, primary_key, is_deleted, last_op, to_json(row_data) as row_data
-        from {CURRENT_STATE}
-        where last_source_format in {MY_FORMATS} and ({table_filter})
-        order by table_key, primary_key""",
-    )
-    return decode_json_columns(rows, "primary_key", "row_data")
+    return format_current_state(cursor, MY_FORMATS, table_filter)
 
 
 def live_rows(cursor: Any, table_key: str) -> list[dict[str, Any]]:
@@ -71,20 +65,6 @@ def live_rows(cursor: Any, table_key: str) -> list[dict[str, Any]]:
 
 
 # ---------------------------------------------------------------- the build
-
-
-def test_build_succeeds_and_runs_both_dts_layout_unit_tests(
-    pipeline_build: Any, cursor: Any
-) -> None:
-    assert_nodes_built(
-        pipeline_build,
-        "canal",
-        "stg_canal__json",
-        "stg_aliyun_dts__canal_json",
-        "canal__op_codes",
-        "dts_canal_json_current_layout",
-        "dts_canal_json_legacy_layout",
-    )
 
 
 def test_a_unit_tests_temporary_view_is_replaced_not_dropped(
@@ -110,7 +90,7 @@ def strip_other(image: dict[str, str | None] | None) -> dict[str, str | None] | 
 def change_log(cursor: Any, table_key: str) -> list[dict[str, Any]]:
     return format_change_log(
         cursor,
-        ("canal_json", "dts_canal_json"),
+        MY_FORMATS,
         table_key,
         f"""to_json(column_types) as column_types,
             date_format(source_ts, '{MS}') as source_ts, date_format(sync_ts, '{MS}') as sync_ts,
@@ -119,10 +99,11 @@ def change_log(cursor: Any, table_key: str) -> list[dict[str, Any]]:
     )
 
 
-def test_flink_canal_data_gives_flinks_changelog(pipeline_build: Any, cursor: Any) -> None:
+def test_flink_canal_data_first_rows_are_the_bundled_samples(
+    pipeline_build: Any, cursor: Any
+) -> None:
     require_public_samples("Canal")
     rows = change_log(cursor, "inventory.products2")
-    assert as_flink_changelog(rows) == FLINK_PRODUCTS_CHANGELOG
     # The first rows come from the bundled sample (the file's first five messages): the
     # multi-row INSERT is one change per row, with row_index, and the partial `old` of the
     # first UPDATE is overlaid on `data` for the before-image.
@@ -158,17 +139,6 @@ def test_flink_canal_data_gives_flinks_changelog(pipeline_build: Any, cursor: An
         "sync_ts": "2020-05-13 12:39:06.301",
         "event_sequence": "4",
     }
-
-
-def test_flink_canal_data_final_state(pipeline_build: Any, cursor: Any) -> None:
-    require_public_samples("Canal")
-    assert live_rows(cursor, "inventory.products2") == FLINK_PRODUCTS_FINAL_STATE
-    deleted = current_state(cursor, "table_key = 'inventory.products2' and is_deleted")
-    assert [(row["primary_key"], row["last_op"]) for row in deleted] == [
-        (["102"], "delete"),
-        (["103"], "delete"),
-        (["111"], "delete"),
-    ]
 
 
 def test_flink_canal_data_with_init_rows(pipeline_build: Any, cursor: Any) -> None:
@@ -207,11 +177,9 @@ def test_flink_canal_data_with_init_rows(pipeline_build: Any, cursor: Any) -> No
     assert [row.get("other") for row in final] == [None, None, None, "val0", None, None, None, None]
 
 
-def test_seatunnel_canal_data_final_state(pipeline_build: Any, cursor: Any) -> None:
+def test_seatunnel_canal_data_orders(pipeline_build: Any, cursor: Any) -> None:
     require_public_samples("Canal")
-    # The same changes on mydb.product, mixed with other tables and DDL; the UPDATE and the
-    # DELETE of 111 share es, ts and id: the position in the topic orders them.
-    assert live_rows(cursor, "seatunnel__mydb.product") == FLINK_PRODUCTS_FINAL_STATE
+    # Beside mydb.product (test_formats.py), SeaTunnel's file changes mydb.orders.
     orders = live_rows(cursor, "seatunnel__mydb.orders")
     assert [(row["order_number"], row["quantity"]) for row in orders] == [
         ("10001", "3"),  # updated from 1
@@ -544,7 +512,7 @@ def test_every_bad_message_is_kept_with_its_reason(pipeline_build: Any, cursor: 
         f"""
         select source_format, rejection_reason, raw_value, source_file
         from cdc_lake_intermediate.int_cdc__rejected_messages
-        where source_format in {MY_FORMATS} and startswith(source_file, '{PROJECT_ROOT}/')
+        where source_format in {MY_FORMATS_SQL} and startswith(source_file, '{PROJECT_ROOT}/')
         order by source_format, source_file, source_position""",
     )
     bad_file = PROJECT_ROOT / "udfs/tests/fixtures/canal_json/bad_messages.jsonl"
@@ -588,7 +556,7 @@ def test_schema_changes(pipeline_build: Any, cursor: Any) -> None:
         select source_format, ddl_op, table_key, ddl_text, event_sequence,
             date_format(source_ts, '{MS}') as source_ts
         from cdc_lake_intermediate.int_cdc__schema_changes
-        where source_format in {MY_FORMATS}
+        where source_format in {MY_FORMATS_SQL}
             and (table_key like '%canal_fixtures.%' or table_key like 'dbname.%')
         order by source_format, ordering_key""",
     )

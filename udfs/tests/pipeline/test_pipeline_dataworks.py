@@ -12,13 +12,12 @@ import json
 from typing import Any
 
 import pytest
-from support.pipeline import change_log_rows, decode_json_columns, query
+from support.pipeline import change_log_rows, format_current_state, query
 from support.project import PROJECT_ROOT
 
 pytestmark = pytest.mark.spark
 
 CHANGE_LOG = "cdc_lake_intermediate.int_cdc__change_log"
-CURRENT_STATE = "cdc_lake.cdc_current_state"
 MS = "yyyy-MM-dd HH:mm:ss.SSS"
 
 # fmt: off
@@ -157,15 +156,7 @@ def test_change_log_rows_of_the_vendor_examples(pipeline_build: Any, cursor: Any
 
 
 def current_state(cursor: Any, table_filter: str) -> list[dict[str, Any]]:
-    rows = query(
-        cursor,
-        f"""
-        select table_key, primary_key, is_deleted, last_op, to_json(row_data) as row_data
-        from {CURRENT_STATE}
-        where ({table_filter}) and last_source_format in ('dataworks_json', 'datahub_blob')
-        order by table_key, primary_key""",
-    )
-    return decode_json_columns(rows, "primary_key", "row_data")
+    return format_current_state(cursor, ("dataworks_json", "datahub_blob"), table_filter)
 
 
 def test_current_state_of_the_vendor_examples(pipeline_build: Any, cursor: Any) -> None:

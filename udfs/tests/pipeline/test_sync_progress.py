@@ -13,8 +13,7 @@ from datetime import datetime
 from typing import Any
 
 import pytest
-from support.pipeline import dbt_target_path, query
-from support.project import PROJECT_ROOT
+from support.pipeline import PROJECT_ARGS, dbt_target_path, query
 
 from cdc_lake.client import run
 from cdc_lake.formats import FORMATS, landing_table
@@ -181,16 +180,7 @@ def test_source_freshness_on_every_landing_table(pipeline_build: Any, cursor: An
 
     event_names: list[str] = []
     result = dbtRunner(callbacks=[lambda event: event_names.append(event.info.name)]).invoke(
-        [
-            "source",
-            "freshness",
-            "--project-dir",
-            str(PROJECT_ROOT),
-            "--profiles-dir",
-            str(PROJECT_ROOT / "profiles"),
-            "--target",
-            "local",
-        ]
+        ["source", "freshness", *PROJECT_ARGS]
     )
     assert result.success, result.exception
     assert [name for name in event_names if "Deprecation" in name] == []

@@ -36,21 +36,40 @@ def decode_json_columns(rows: list[dict[str, Any]], *columns: str) -> list[dict[
 CURRENT_STATE = "cdc_lake.cdc_current_state"
 
 
-def format_current_state(
-    cursor: Any, source_formats: tuple[str, ...], table_filter: str
-) -> list[dict[str, Any]]:
-    """The current-state rows last changed by these formats that match `table_filter`, in
-    (table, key) order: the state a format's expectations are written for."""
-    formats = ", ".join(f"'{source_format}'" for source_format in source_formats)
+def current_state(cursor: Any, row_filter: str) -> list[dict[str, Any]]:
+    """The current-state rows where `row_filter` holds, in (table, key) order, as `state_row`
+    writes them (keys and rows decoded)."""
     rows = query(
         cursor,
         f"""
         select table_key, primary_key, is_deleted, last_op, to_json(row_data) as row_data
         from {CURRENT_STATE}
-        where last_source_format in ({formats}) and ({table_filter})
+        where {row_filter}
         order by table_key, primary_key""",
     )
     return decode_json_columns(rows, "primary_key", "row_data")
+
+
+def state_row(
+    table_key: str, key: list | None, is_deleted: bool, last_op: str, row: dict | None
+) -> dict[str, Any]:
+    """An expected row of `current_state`."""
+    return {
+        "table_key": table_key,
+        "primary_key": key,
+        "is_deleted": is_deleted,
+        "last_op": last_op,
+        "row_data": row,
+    }
+
+
+def format_current_state(
+    cursor: Any, source_formats: tuple[str, ...], table_filter: str
+) -> list[dict[str, Any]]:
+    """The current-state rows last changed by these formats that match `table_filter`: the
+    state a format's expectations are written for."""
+    formats = ", ".join(f"'{source_format}'" for source_format in source_formats)
+    return current_state(cursor, f"last_source_format in ({formats}) and ({table_filter})")
 
 
 def format_live_rows(
@@ -130,9 +149,9 @@ def format_rejections(
     )
 
 
-def assert_nodes_built(pipeline_build: Any, word: str, *required: str) -> None:
-    """The session build ran each `required` node, and every node whose name has `word`,
-    successfully: a module checks its own format's nodes, other formats' are theirs."""
+def assert_nodes_built(pipeline_build: Any, words: tuple[str, ...], *required: str) -> None:
+    """The session build ran each `required` node, and every node whose name has one of
+    `words`, successfully: a format's check covers its own nodes, other formats' are theirs."""
     assert pipeline_build.result is not None, pipeline_build.exception
     by_name = {result.node.name: result for result in pipeline_build.result.results}
     for name in required:
@@ -140,7 +159,7 @@ def assert_nodes_built(pipeline_build: Any, word: str, *required: str) -> None:
     failing = {
         name: result.status
         for name, result in by_name.items()
-        if word in name and result.status not in ("success", "pass")
+        if any(word in name for word in words) and result.status not in ("success", "pass")
     }
     assert failing == {}
 
@@ -174,6 +193,14 @@ def dbt_target(args: tuple[str, ...]) -> Path:
     return dbt_target_path()
 
 
+# The project, its profiles and the session's target, for every dbt invocation of the tests.
+PROJECT_ARGS = (
+    *("--project-dir", str(PROJECT_ROOT)),
+    *("--profiles-dir", str(PROJECT_ROOT / "profiles")),
+    *("--target", "local"),
+)
+
+
 def run_dbt(*args: str) -> Any:
     """Invoke dbt in-process against the session's server; returns dbt's result object."""
     from dbt.cli.main import dbtRunner
@@ -183,16 +210,7 @@ def run_dbt(*args: str) -> Any:
     if inputs in saved_parses:
         parse_file.parent.mkdir(parents=True, exist_ok=True)
         parse_file.write_bytes(saved_parses[inputs])
-    command = [
-        *args,
-        "--project-dir",
-        str(PROJECT_ROOT),
-        "--profiles-dir",
-        str(PROJECT_ROOT / "profiles"),
-        "--target",
-        "local",
-    ]
-    result = dbtRunner().invoke(command)
+    result = dbtRunner().invoke([*args, *PROJECT_ARGS])
     if parse_file.exists():
         saved_parses[inputs] = parse_file.read_bytes()
     return result

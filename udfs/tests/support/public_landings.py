@@ -248,6 +248,45 @@ FLINK_PRODUCTS_FINAL_STATE = [
     product("109", "spare tire", "24 inch spare tire", "22.2"),
     product("110", "jacket", "new water resistent white wind breaker", "0.5"),
 ]
+# GoldenGate's `products` stream, Flink's ogg-data.txt (and SeaTunnel's copy): EXPECTED.md
+# section 4 (Flink's and SeaTunnel's OggJsonSerDeSchemaTest), the 20-row changelog of section
+# 2, values as the file writes them (FLOAT artefacts as sent).
+FLINK_OGG_CHANGELOG = [
+    "+I(101,scooter,Small 2-wheel scooter,3.140000104904175)",
+    "+I(102,car battery,12V car battery,8.100000381469727)",
+    "+I(103,12-pack drill bits,12-pack of drill bits with sizes ranging from #40 to #3,"
+    "0.800000011920929)",
+    "+I(104,hammer,12oz carpenter's hammer,0.75)",
+    "+I(105,hammer,14oz carpenter's hammer,0.875)",
+    "+I(106,hammer,16oz carpenter's hammer,1)",
+    "+I(107,rocks,box of assorted rocks,5.300000190734863)",
+    "+I(108,jacket,water resistent black wind breaker,0.10000000149011612)",
+    "+I(109,spare tire,24 inch spare tire,22.200000762939453)",
+    "-U(106,hammer,16oz carpenter's hammer,1)", "+U(106,hammer,18oz carpenter hammer,1)",
+    "-U(107,rocks,box of assorted rocks,5.300000190734863)",
+    "+U(107,rocks,box of assorted rocks,5.099999904632568)",
+    "+I(110,jacket,water resistent white wind breaker,0.20000000298023224)",
+    "+I(111,scooter,Big 2-wheel scooter ,5.179999828338623)",
+    "-U(110,jacket,water resistent white wind breaker,0.20000000298023224)",
+    "+U(110,jacket,new water resistent white wind breaker,0.5)",
+    "-U(111,scooter,Big 2-wheel scooter ,5.179999828338623)",
+    "+U(111,scooter,Big 2-wheel scooter ,5.170000076293945)",
+    "-D(111,scooter,Big 2-wheel scooter ,5.170000076293945)",
+]
+# Derived final state (EXPECTED.md section 2): the 10 live rows.
+FLINK_OGG_FINAL_STATE = [
+    product("101", "scooter", "Small 2-wheel scooter", "3.140000104904175"),
+    product("102", "car battery", "12V car battery", "8.100000381469727"),
+    product("103", "12-pack drill bits", "12-pack of drill bits with sizes ranging from #40 to #3",
+            "0.800000011920929"),
+    product("104", "hammer", "12oz carpenter's hammer", "0.75"),
+    product("105", "hammer", "14oz carpenter's hammer", "0.875"),
+    product("106", "hammer", "18oz carpenter hammer", "1"),
+    product("107", "rocks", "box of assorted rocks", "5.099999904632568"),
+    product("108", "jacket", "water resistent black wind breaker", "0.10000000149011612"),
+    product("109", "spare tire", "24 inch spare tire", "22.200000762939453"),
+    product("110", "jacket", "new water resistent white wind breaker", "0.5"),
+]
 # fmt: on
 
 
