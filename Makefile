@@ -17,7 +17,7 @@ run: setup serve load-samples
 	@echo "The server keeps running for dbt by hand (make stop to end it)."
 
 ## test: set up, then the fast tier: ruff, and every test that needs no Spark server
-## (udfs/tests/unit/, `pytest -m "not spark"`, a minute); it stops here on a failure. Then the
+## (udfs/tests/unit/, `pytest -m "not spark"`); it stops here on a failure. Then the
 ## tests against a real Spark Thrift server (udfs/tests/pipeline/, `pytest -m spark`), with the
 ## SQL lint beside them at the lowest CPU priority, on the cycles they leave (they wait on the
 ## server, and it on them, much of the time); its report follows theirs, and either failing
@@ -60,9 +60,9 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $@
 
-## lint: ruff, and sqlfluff on every core (templating and parsing the ~40 models and tests
-## with the macros is CPU-bound: 7 CPU-minutes, 3.8 minutes on this machine's two cores; a
-## macro file is templated without the other macros, see macros/.sqlfluff)
+## lint: ruff, and sqlfluff on every core (templating and parsing the models and tests with
+## the macros is CPU-bound; a macro file is templated without the other macros, see
+## macros/.sqlfluff)
 lint: lint-python lint-sql
 
 lint-python: setup
