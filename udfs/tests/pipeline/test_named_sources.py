@@ -1,4 +1,4 @@
-"""Two sources with the same table names stay two tables (issue 13).
+"""Two sources with the same table names stay two tables.
 
 The session loads udfs/tests/named_sources/: Canal messages of `two_sources.customers` from
 `mysql-east` and `mysql-west` (whose TRUNCATE must not end east's rows), and east's file

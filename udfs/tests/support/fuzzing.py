@@ -151,7 +151,7 @@ def value_at(node: Any, path: tuple[Any, ...]) -> Any:
 
 
 def mutate_json(rng: random.Random, text: bytes) -> bytes:
-    """One mutation of a JSON message (a fuzz-namespace sample) of the kinds the issue names."""
+    """One mutation of a JSON message (a fuzz-namespace sample) of the kinds listed above."""
     message = json.loads(text)
     kind = rng.randrange(14)
     if kind == 0:  # a truncated line
