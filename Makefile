@@ -16,17 +16,22 @@ run: setup serve load-samples
 	  from cdc_lake.cdc_current_state order by table_key, primary_key"
 	@echo "The server keeps running for dbt by hand (make stop to end it)."
 
-## test: set up, lint SQL and Python, run every test (unit and against a real Spark Thrift server).
-## The SQL lint runs beside the tests at the lowest CPU priority, on the cycles they leave (they
-## wait on the server, and it on them, much of the time); its report follows theirs, and either
-## failing fails the target. Linux gives each session a CPU share of its own (autogroups) and
-## the server runs in a session of its own, so a plain `nice` would not yield to the server:
-## the lint gets a session whose autogroup is niced too.
-test: setup lint-python test-deps
+## test: set up, then the fast tier: ruff, and every test that needs no Spark server
+## (udfs/tests/unit/, `pytest -m "not spark"`); it stops here on a failure. Then the
+## tests against a real Spark Thrift server (udfs/tests/pipeline/, `pytest -m spark`), with the
+## SQL lint beside them at the lowest CPU priority, on the cycles they leave (they wait on the
+## server, and it on them, much of the time); its report follows theirs, and either failing
+## fails the target. pytest exits 5 when it collects no test, so neither tier passes empty.
+## Linux gives each session a CPU share of its own (autogroups) and the server runs in a
+## session of its own, so a plain `nice` would not yield to the server: the lint gets a
+## session whose autogroup is niced too.
+test: setup lint-python
+	$(BIN)/pytest -m "not spark"
+	@$(MAKE) --no-print-directory test-deps
 	@log=$$(mktemp); \
 	setsid -w sh -c '{ echo 19 >/proc/self/autogroup; } 2>/dev/null; \
 	  exec nice -n 19 $(MAKE) --no-print-directory lint-sql' >"$$log" 2>&1 & lint=$$!; \
-	$(BIN)/pytest; tests=$$?; \
+	$(BIN)/pytest -m spark; tests=$$?; \
 	wait $$lint; linted=$$?; cat "$$log"; rm -f "$$log"; \
 	[ $$linted = 0 ] || echo "make lint-sql failed (above)"; \
 	[ $$tests = 0 ] && [ $$linted = 0 ]
@@ -55,9 +60,9 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $@
 
-## lint: ruff, and sqlfluff on every core (templating and parsing the ~40 models and tests
-## with the macros is CPU-bound: 7 CPU-minutes, 3.8 minutes on this machine's two cores; a
-## macro file is templated without the other macros, see macros/.sqlfluff)
+## lint: ruff, and sqlfluff on every core (templating and parsing the models and tests with
+## the macros is CPU-bound; a macro file is templated without the other macros, see
+## macros/.sqlfluff)
 lint: lint-python lint-sql
 
 lint-python: setup
