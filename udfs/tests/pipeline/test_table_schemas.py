@@ -29,7 +29,7 @@ from cdc_lake.loader import load_files
 pytestmark = pytest.mark.spark
 
 SCHEMAS = "cdc_lake.cdc_table_schemas"
-EXAMPLE_MODEL = "cdc_lake_typed.test01__test"
+EXAMPLE_MODEL = "cdc_lake_typed.example__test01_test"
 
 
 def schema_of(cursor: Any, table_key: str) -> list[tuple]:
@@ -62,7 +62,7 @@ def typed_table(cursor: Any, sql: str) -> tuple[list[tuple[str, str]], list[dict
 def test_build_succeeds(pipeline_build: Any) -> None:
     assert pipeline_build.success, pipeline_build.exception
     by_name = {result.node.name: result for result in pipeline_build.result.results}
-    for name in ("cdc_table_schemas", "test01__test"):
+    for name in ("cdc_table_schemas", "example__test01_test"):
         assert by_name[name].status == "success", by_name[name].message
     # the model's key test and the other tests declared on it ran and passed
     schema_tests = [
@@ -85,7 +85,7 @@ def test_the_example_model_is_built_only_with_the_samples(
         assert listing.success, listing.exception
         return listing.result
 
-    assert typed_models() == ["cdc_lake.marts.typed.test01__test"]
+    assert typed_models() == ["cdc_lake.marts.typed.example__test01_test"]
     monkeypatch.delenv("CDC_LAKE_SAMPLES")
     assert typed_models() == []
 
@@ -493,7 +493,7 @@ def test_a_new_source_column_appears_on_the_next_run(
     )
     assert result.success, result.exception
     messages = {result.node.name: result.message for result in result.result}
-    assert (messages["int_cdc__table_columns"], messages["test01__test"]) == (
+    assert (messages["int_cdc__table_columns"], messages["example__test01_test"]) == (
         "OK",
         "OK (unchanged)",
     )
