@@ -71,8 +71,8 @@ Memory: fastavro reads a declared length with `read(n)` on an in-memory stream, 
 at most the bytes that are there, and builds arrays and maps item by item, each item consuming
 at least one input byte; so a small corrupt message cannot allocate much (a length of 2**62
 fails at once). Memory grows with the input instead: a message made of tiny items (one-byte
-null image values) peaks at about 175 bytes of Python objects and JSON per input byte
-(measured), which is what `MAX_MESSAGE_BYTES` bounds.
+null image values) peaks at over a hundred bytes of Python objects and JSON per input byte
+(figures: udfs/benchmarks/README.md), which is what `MAX_MESSAGE_BYTES` bounds.
 """
 
 from __future__ import annotations
@@ -95,9 +95,9 @@ SCHEMA_DIR = Path(__file__).parent / "schemas" / "aliyun_dts"
 EMPTY_OBJECT = "com.alibaba.dts.formats.avro.EmptyObject"
 RECORD_SCHEMA_FILE = SCHEMA_DIR / "com.alibaba.dts.formats.avro.Record.avsc"
 
-# Larger messages are reported, not decoded: a message of many tiny values costs up to about 175
-# bytes of memory per input byte while decoding (see the module docstring). DTS messages are
-# far smaller (Kafka's default limit is 1 MiB); 16 MiB bounds a worker at about 3 GB.
+# Larger messages are reported, not decoded: decoding costs up to a hundred-odd bytes of memory
+# per input byte (the module docstring). DTS messages are far smaller (Kafka's default limit is
+# 1 MiB).
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 # DTS pads topics with records of at most this many bytes that carry no Record.
 FILLER_MAX_BYTES = 2

@@ -205,7 +205,7 @@ def test_other_masters_keep_sparks_scan_split_and_parquets_reads(
 
 @pytest.mark.parametrize("master", ["local", "local[2]", "local[*]"])
 def test_local_masters_list_partitions_without_a_job(tmp_path: Path, master: str) -> None:
-    """A job of a task per partition listed 52 partitions in 0.49 s, the driver in 0.26 s."""
+    """On one machine a listing job costs more than the driver's own listing."""
     conf = spark_conf(ServerConfig(home=tmp_path, master=master))
     assert conf["spark.sql.sources.parallelPartitionDiscovery.threshold"] == str(2**31 - 1)
 
