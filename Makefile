@@ -36,7 +36,7 @@ test: setup lint-python
 	[ $$linted = 0 ] || echo "make lint-sql failed (above)"; \
 	[ $$tests = 0 ] && [ $$linted = 0 ]
 
-## test-deps: what the tests need besides Python and Java: OpenLDAP's slapd (test_auth.py runs
+## test-deps: what the tests need besides Python and Java: OpenLDAP's slapd (pipeline/test_auth.py runs
 ## one). As root on Debian it is installed, its binaries only: no directory is configured or
 ## started (slapd/no_configuration). Otherwise this says what to install; the test then fails.
 test-deps:
@@ -46,7 +46,7 @@ test-deps:
 	  { DEBIAN_FRONTEND=noninteractive apt-get install -y -q slapd || \
 	    { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q slapd; }; }; \
 	else \
-	  echo "test_auth.py needs OpenLDAP's slapd: as root, apt-get install slapd"; \
+	  echo "udfs/tests/pipeline/test_auth.py needs OpenLDAP's slapd: as root, apt-get install slapd"; \
 	fi
 
 ## setup: the virtual environment with the pinned dependencies (needs python3 and Java 17)
