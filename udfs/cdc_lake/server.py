@@ -131,10 +131,18 @@ def spark_conf(config: ServerConfig) -> dict[str, str]:
     settings are in udfs/benchmarks/README.md.
     """
     home = config.home.resolve()
-    java_options = (
-        f"-Dderby.system.home={home} -Dderby.language.statementCacheSize={DERBY_STATEMENTS}"
-        f" -Djava.io.tmpdir={config.tmp_dir}"
-    )
+    cores = local_cores(config.master)
+    java_options = [
+        f"-Dderby.system.home={home}",
+        f"-Dderby.language.statementCacheSize={DERBY_STATEMENTS}",
+        f"-Djava.io.tmpdir={config.tmp_dir}",
+    ]
+    if cores is not None:
+        # A user's own collector wins; a user's own C2 thresholds come later, and the JVM
+        # takes the last.
+        if not selects_collector(config.conf.get("spark.driver.extraJavaOptions", "")):
+            java_options.append(LOCAL_COLLECTOR)
+        java_options += LOCAL_C2_THRESHOLDS
     # fmt: off
     rows: list[tuple[str, str, str]] = [
         ("spark.app.name", "cdc-lake", "the name in Spark's logs"),
@@ -143,8 +151,9 @@ def spark_conf(config: ServerConfig) -> dict[str, str]:
         ("spark.hadoop.javax.jdo.option.ConnectionURL",
          f"jdbc:derby:;databaseName={config.metastore_dir};create=true",
          "the data folder's own Derby metastore"),
-        ("spark.driver.extraJavaOptions", java_options,
-         "Derby keeps every statement a run sends compiled; temporary files in the data folder"),
+        ("spark.driver.extraJavaOptions", " ".join(java_options),
+         "Derby keeps every statement a run sends compiled; temporary files in the data folder;"
+         " on a local master the throughput collector, and C2 only for methods called often"),
         ("spark.driver.extraClassPath", str(config.hive_stubs_dir),
          "Hive classes pyspark's jars lack (hive_stubs.py)"),
         ("spark.local.dir", str(config.tmp_dir), "scratch space in the data folder"),
@@ -189,14 +198,8 @@ def spark_conf(config: ServerConfig) -> dict[str, str]:
          "a read of new loads fetches only their partitions, not every load's"),
     ]
     # fmt: on
-    cores = local_cores(config.master)
     if cores is not None:
         scan_tasks = str(SCAN_TASKS_PER_CORE * cores)
-        collector = (
-            []
-            if selects_collector(config.conf.get("spark.driver.extraJavaOptions", ""))
-            else [LOCAL_COLLECTOR]
-        )
         # fmt: off
         rows += [
             ("spark.sql.shuffle.partitions", "8",
@@ -209,9 +212,6 @@ def spark_conf(config: ServerConfig) -> dict[str, str]:
              "local files gain nothing from it, and it starts a thread per read on 2 cores"),
             ("spark.sql.sources.parallelPartitionDiscovery.threshold", str(2**31 - 1),
              "on one machine a listing job costs more than the driver's own listing"),
-            ("spark.driver.extraJavaOptions",
-             " ".join([java_options, *collector, *LOCAL_C2_THRESHOLDS]),
-             "the throughput collector, and C2 only for methods called often (a user's last)"),
         ]
         # fmt: on
     if owns_metastore(config):
