@@ -5,6 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 DBT := $(BIN)/dbt
 DBT_FLAGS := --profiles-dir profiles
+JARS := .jars
 
 .PHONY: run test test-deps setup lint lint-python lint-sql format serve stop load-samples build docs benchmark clean
 
@@ -36,10 +37,10 @@ test: setup lint-python
 	[ $$linted = 0 ] || echo "make lint-sql failed (above)"; \
 	[ $$tests = 0 ] && [ $$linted = 0 ]
 
-## test-deps: what the tests need besides Python and Java: OpenLDAP's slapd (pipeline/test_auth.py runs
-## one). As root on Debian it is installed, its binaries only: no directory is configured or
+## test-deps: what the tests need besides Python and Java: a Kafka broker's jars (the tests start
+## one), and OpenLDAP's slapd (pipeline/test_auth.py runs one). As root on Debian it is installed, its binaries only: no directory is configured or
 ## started (slapd/no_configuration). Otherwise this says what to install; the test then fails.
-test-deps:
+test-deps: $(JARS)/kafka-broker/.fetched
 	@if command -v slapd >/dev/null || [ -x /usr/sbin/slapd ]; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	  echo "slapd slapd/no_configuration boolean true" | debconf-set-selections && \
@@ -49,8 +50,27 @@ test-deps:
 	  echo "udfs/tests/pipeline/test_auth.py needs OpenLDAP's slapd: as root, apt-get install slapd"; \
 	fi
 
-## setup: the virtual environment with the pinned dependencies (needs python3 and Java 17)
-setup: $(VENV)/.installed
+## setup: the virtual environment with the pinned dependencies, and Spark's Kafka source
+## (needs python3, Java 17 and Maven)
+setup: $(VENV)/.installed $(JARS)/spark-kafka/.fetched
+
+## The jars of pom.xml's profiles, each into .jars/<profile>/ (git-ignored): Maven reads the
+## user's settings (mirrors, proxies), which Spark's own package download does not. Of
+## spark-kafka only what pyspark's jars lack; of kafka-broker the whole runtime.
+$(JARS)/spark-kafka/.fetched: pom.xml
+	@command -v mvn >/dev/null || \
+	  { echo "Maven not found: setup fetches Spark's Kafka source with it (apt-get install maven)"; exit 1; }
+	rm -rf $(@D)
+	mvn -q -B -Dstyle.color=never -P spark-kafka dependency:copy-dependencies -DoutputDirectory=$(@D) \
+	  -DincludeArtifactIds=spark-sql-kafka-0-10_2.13,spark-token-provider-kafka-0-10_2.13,kafka-clients,commons-pool2
+	touch $@
+
+$(JARS)/kafka-broker/.fetched: pom.xml
+	@command -v mvn >/dev/null || \
+	  { echo "Maven not found: the tests fetch their Kafka broker with it (apt-get install maven)"; exit 1; }
+	rm -rf $(@D)
+	mvn -q -B -Dstyle.color=never -P kafka-broker dependency:copy-dependencies -DoutputDirectory=$(@D) -DincludeScope=runtime
+	touch $@
 
 $(VENV)/.installed: pyproject.toml
 	@command -v java >/dev/null || [ -x "$$JAVA_HOME/bin/java" ] || \
@@ -102,4 +122,4 @@ benchmark: setup
 
 clean:
 	-$(BIN)/cdc-lake stop
-	rm -rf .cdc-lake target logs
+	rm -rf .cdc-lake target logs $(JARS)

@@ -20,6 +20,7 @@ from cdc_lake.client import (
     run,
 )
 from cdc_lake.formats import FORMATS
+from cdc_lake.kafka_loader import JAAS_ENV
 
 
 def project_root(start: Path | None = None) -> Path:
@@ -41,6 +42,14 @@ def conf_pair(text: str) -> tuple[str, str]:
     key, sep, value = text.partition("=")
     if not sep or not key:
         raise argparse.ArgumentTypeError(f"--conf takes key=value, got {text!r}")
+    return key.strip(), value
+
+
+def option_pair(text: str) -> tuple[str, str]:
+    """A `--kafka-option key=value` argument as (key, value)."""
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"--kafka-option takes key=value, got {text!r}")
     return key.strip(), value
 
 
@@ -136,7 +145,44 @@ def build_parser() -> argparse.ArgumentParser:
         "1-64 of A-Z a-z 0-9 . _ -): its tables get table keys NAME/db.table, apart from "
         "another source's tables of the same name; default: none (db.table)",
     )
-    load.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    kafka = load.add_argument_group(
+        "from Kafka",
+        f"Read the topics' new messages with Spark's Kafka source, exactly once (the offset "
+        f"ledger cdc_raw.kafka_offsets). SASL's JAAS text is read from {JAAS_ENV}.",
+    )
+    kafka.add_argument("--kafka", metavar="BOOTSTRAP", help="the brokers, host:port[,...]")
+    kafka.add_argument(
+        "--topic",
+        metavar="T[,T...]",
+        help="the topics to read (with --kafka)",
+    )
+    kafka.add_argument(
+        "--topic-pattern",
+        metavar="REGEX",
+        help="or every topic whose whole name matches this Python regular expression",
+    )
+    kafka.add_argument(
+        "--kafka-option",
+        type=option_pair,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a Kafka consumer setting (kafka.<setting>) or a Spark Kafka source option, "
+        "repeatable; secrets belong in the environment, not here",
+    )
+    kafka.add_argument(
+        "--max-messages",
+        type=int,
+        metavar="N",
+        help="read at most N offsets in this load (the rest waits for the next)",
+    )
+    kafka.add_argument(
+        "--allow-data-loss",
+        action="store_true",
+        help="when retention deleted messages before they were landed, land the rest and "
+        "record the gap (default: fail naming it)",
+    )
+    load.add_argument("paths", nargs="*", type=Path, metavar="PATH")
 
     sql = commands.add_parser("sql", help="run SQL statements and print the rows")
     with_server_address(sql)
@@ -152,6 +198,7 @@ def _config(args: argparse.Namespace) -> server.ServerConfig:
         port=getattr(args, "port", DEFAULT_PORT),
         master=getattr(args, "master", "local[*]"),
         conf=dict(getattr(args, "conf", [])),
+        jars=server.bundled_jars(project_root()),
     )
 
 
@@ -196,6 +243,38 @@ def print_rows(description: list | None, rows: list[tuple]) -> None:
         print("\t".join("NULL" if value is None else str(value) for value in row))
 
 
+def load(args: argparse.Namespace) -> int:
+    """`cdc-lake load`: files, or with --kafka the topics' new messages."""
+    if args.kafka is None:
+        if not args.paths:
+            raise ValueError("name the files or folders to load, or --kafka BOOTSTRAP")
+        if args.topic_pattern or args.kafka_option or args.max_messages or args.allow_data_loss:
+            raise ValueError("--topic-pattern, --kafka-option, --max-messages and "
+                             "--allow-data-loss go with --kafka")  # fmt: skip
+        from cdc_lake.loader import load_files
+
+        with connect(args.host, args.port, credentials(args)) as cursor:
+            for result in load_files(cursor, args.fmt, args.paths, args.encoding, args.source):
+                print(result.describe(args.fmt, args.source))
+        return 0
+    if args.paths:
+        raise ValueError("--kafka reads topics, not files: leave out the paths")
+    from cdc_lake.kafka_loader import KafkaSource, load_kafka
+
+    source = KafkaSource(
+        bootstrap=args.kafka,
+        topics=tuple(t.strip() for t in (args.topic or "").split(",") if t.strip()),
+        pattern=args.topic_pattern,
+        options=dict(args.kafka_option),
+    )
+    with connect(args.host, args.port, credentials(args)) as cursor:
+        result = load_kafka(
+            cursor, args.fmt, source, args.source, args.allow_data_loss, args.max_messages
+        )
+    print(result.describe(args.fmt, args.source))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -220,12 +299,7 @@ def main(argv: list[str] | None = None) -> int:
             print(line or "not running")
             return 0 if line else 3
         elif args.command == "load":
-            from cdc_lake.loader import load_files
-
-            with connect(args.host, args.port, credentials(args)) as cursor:
-                results = load_files(cursor, args.fmt, args.paths, args.encoding, args.source)
-                for result in results:
-                    print(result.describe(args.fmt, args.source))
+            return load(args)
         elif args.command == "sql":
             with connect(args.host, args.port, credentials(args)) as cursor:
                 for statement in args.statements:

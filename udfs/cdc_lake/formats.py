@@ -63,6 +63,23 @@ LOADED_FILES_COLUMNS: tuple[tuple[str, str], ...] = (
     ("source_name", "string"),
 )
 
+# The offset ledger of `cdc-lake load --kafka` (kafka_loader.py): one row per partition a load
+# read, written after its messages landed; offsets [start_offset, end_offset) were read,
+# [gap_from, start_offset) had been deleted by retention before they were landed.
+KAFKA_OFFSETS_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("source_format", "string"),
+    ("source_name", "string"),
+    ("topic", "string"),
+    ("partition", "int"),
+    ("gap_from", "bigint"),
+    ("start_offset", "bigint"),
+    ("end_offset", "bigint"),
+    ("messages", "bigint"),
+    ("lost_messages", "bigint"),
+    ("loaded_at", "timestamp"),
+    ("committed_at", "timestamp"),
+)
+
 # A source name goes into every table_key of its rows: short, and in the characters of a
 # Kafka topic (which is what Debezium's own source names are), so it is never a path or an
 # identifier's danger. Staging holds names taken from messages to the same rule.
@@ -77,6 +94,11 @@ def raw_schema() -> str:
 def loaded_files_table() -> str:
     """The load registry (one row per loaded file, with its sha-256) in the landing schema."""
     return f"{raw_schema()}.loaded_files"
+
+
+def kafka_offsets_table() -> str:
+    """The offset ledger of Kafka loads, in the landing schema."""
+    return f"{raw_schema()}.kafka_offsets"
 
 
 def landing_table(fmt: str) -> str:
@@ -105,8 +127,17 @@ def landing_table_ddl(fmt: str) -> str:
 def loaded_files_ddl() -> str:
     """The load registry: one row per file loaded (per source), so loading the same file again
     adds nothing."""
-    body = ",\n    ".join(f"{name} {kind}" for name, kind in LOADED_FILES_COLUMNS)
-    return f"create table if not exists {loaded_files_table()} (\n    {body}\n) using parquet"
+    return plain_table_ddl(loaded_files_table(), LOADED_FILES_COLUMNS)
+
+
+def kafka_offsets_ddl() -> str:
+    """The offset ledger of Kafka loads (KAFKA_OFFSETS_COLUMNS)."""
+    return plain_table_ddl(kafka_offsets_table(), KAFKA_OFFSETS_COLUMNS)
+
+
+def plain_table_ddl(table: str, columns: Iterable[tuple[str, str]]) -> str:
+    body = ",\n    ".join(f"`{name}` {kind}" for name, kind in columns)
+    return f"create table if not exists {table} (\n    {body}\n) using parquet"
 
 
 def check_source_name(name: str | None) -> str | None:
@@ -123,6 +154,8 @@ def upgrade_statements(table: str, present: Iterable[str]) -> list[str]:
     version lacks (`present`: its column names), so an upgrade keeps the loaded history."""
     if table == loaded_files_table():
         wanted = LOADED_FILES_COLUMNS
+    elif table == kafka_offsets_table():
+        wanted = KAFKA_OFFSETS_COLUMNS
     else:
         wanted = (("value", FORMATS[table.rsplit(".", 1)[1]]), *LANDING_COLUMNS)
     have = {name.lower() for name in present}
@@ -132,8 +165,8 @@ def upgrade_statements(table: str, present: Iterable[str]) -> list[str]:
 
 def bootstrap_statements(formats: Iterable[str] = tuple(FORMATS)) -> list[str]:
     """The statements that make the raw layer exist: schema, the formats' landing tables (all
-    of them by default), load registry."""
+    of them by default), load registry, Kafka offset ledger."""
     statements = [f"create database if not exists {raw_schema()}"]
     statements += [landing_table_ddl(fmt) for fmt in formats]
-    statements.append(loaded_files_ddl())
+    statements += [loaded_files_ddl(), kafka_offsets_ddl()]
     return statements

@@ -58,6 +58,8 @@ class ServerConfig:
     master: str = "local[*]"
     conf: dict[str, str] = field(default_factory=dict)
     insecure: bool = False
+    # Jars for Spark's class path (`spark.jars`): Spark's Kafka source (bundled_jars).
+    jars: tuple[Path, ...] = ()
 
     @property
     def pid_file(self) -> Path:
@@ -118,6 +120,12 @@ OUTSIDE_METASTORE_KEYS = frozenset(
 )
 
 
+def bundled_jars(root: Path) -> tuple[Path, ...]:
+    """The jars `make setup` fetched for the server (pom.xml, profile spark-kafka) under the
+    project root `root`; none when setup has not fetched them (loads from files still work)."""
+    return tuple(sorted(jar.resolve() for jar in (root / ".jars" / "spark-kafka").glob("*.jar")))
+
+
 def owns_metastore(config: ServerConfig) -> bool:
     """Whether the metastore is the home's own Derby database: no `--conf` points the server at
     one that other processes may write."""
@@ -154,8 +162,10 @@ def spark_conf(config: ServerConfig) -> dict[str, str]:
         ("spark.driver.extraJavaOptions", " ".join(java_options),
          "Derby keeps every statement a run sends compiled; temporary files in the data folder;"
          " on a local master the throughput collector, and C2 only for methods called often"),
-        ("spark.driver.extraClassPath", str(config.hive_stubs_dir),
-         "Hive classes pyspark's jars lack (hive_stubs.py)"),
+        ("spark.driver.extraClassPath",
+         os.pathsep.join([str(config.hive_stubs_dir), *map(str, config.jars)]),
+         "Hive classes pyspark's jars lack (hive_stubs.py); the jars below, which the driver"
+         " (this process) needs on its own class path to find the `kafka` source"),
         ("spark.local.dir", str(config.tmp_dir), "scratch space in the data folder"),
         ("spark.hadoop.hive.server2.thrift.bind.host", config.host, "--host"),
         ("spark.hadoop.hive.server2.thrift.port", str(config.port), "--port"),
@@ -222,15 +232,21 @@ def spark_conf(config: ServerConfig) -> dict[str, str]:
                 ("spark.hadoop.datanucleus.cache.level2.type", "soft"),
             )
         ]
+    if config.jars:
+        rows.append(
+            ("spark.jars", ",".join(str(jar) for jar in config.jars),
+             "Spark's Kafka source, shipped to a cluster's executors")
+        )  # fmt: skip
     defaults = {key: value for key, value, _why in rows}
     conf = defaults | config.conf
-    # A user's options and class path add to ours: Derby's files stay in the home, and the
-    # stubs stay on the class path.
+    # A user's options, class path and jars add to ours: Derby's files stay in the home, the
+    # stubs stay on the class path, and the Kafka source stays loadable.
     for key, separator in (
         ("spark.driver.extraJavaOptions", " "),
         ("spark.driver.extraClassPath", os.pathsep),
+        ("spark.jars", ","),
     ):
-        if key in config.conf:
+        if key in config.conf and key in defaults:
             conf[key] = f"{defaults[key]}{separator}{config.conf[key]}"
     return conf
 
@@ -355,6 +371,7 @@ def run_foreground(config: ServerConfig) -> None:
     from cdc_lake.formats import (
         FORMATS,
         bootstrap_statements,
+        kafka_offsets_table,
         landing_table,
         loaded_files_table,
         upgrade_statements,
@@ -379,7 +396,7 @@ def run_foreground(config: ServerConfig) -> None:
     names = register_all(spark)
     for statement in bootstrap_statements():
         spark.sql(statement)
-    for table in [*map(landing_table, FORMATS), loaded_files_table()]:
+    for table in [*map(landing_table, FORMATS), loaded_files_table(), kafka_offsets_table()]:
         for statement in upgrade_statements(table, spark.table(table).columns):
             spark.sql(statement)
     thrift = jvm.org.apache.spark.sql.hive.thriftserver.HiveThriftServer2
