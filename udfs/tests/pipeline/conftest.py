@@ -11,8 +11,16 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from support.kafka_broker import Broker, BrokerError, start_broker
 from support.pipeline import node_errors, run_dbt
-from support.project import FIXTURES, NAMED_SOURCES, SAMPLES, SOURCE_COPIES, free_port
+from support.project import (
+    FIXTURES,
+    NAMED_SOURCES,
+    PROJECT_ROOT,
+    SAMPLES,
+    SOURCE_COPIES,
+    free_port,
+)
 from support.public_landings import land_public_samples
 
 from cdc_lake import server
@@ -27,7 +35,11 @@ def spark_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[server.Se
         server.find_java()
     except server.ServerError as error:
         pytest.fail(f"these tests run a real Spark Thrift server and need Java: {error}")
-    config = server.ServerConfig(home=tmp_path_factory.mktemp("cdc-lake-home"), port=free_port())
+    config = server.ServerConfig(
+        home=tmp_path_factory.mktemp("cdc-lake-home"),
+        port=free_port(),
+        jars=server.bundled_jars(PROJECT_ROOT),
+    )
     server.start_background(config)
     # dbt reads the port from profiles/profiles.yml; its artifacts and logs stay per session,
     # so test sessions never clobber each other's target/ or a developer's.
@@ -42,6 +54,24 @@ def spark_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[server.Se
             yield config
     finally:
         server.stop(config)
+
+
+@pytest.fixture(scope="session")
+def kafka_broker(
+    spark_server: server.ServerConfig, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Broker]:
+    """A real Kafka broker (KRaft, one node) for the session, beside a server that has Spark's
+    Kafka source; fails, never skips, when either's jars are missing."""
+    if not spark_server.jars:
+        pytest.fail(f"no Spark Kafka source jars under {PROJECT_ROOT / '.jars'}: run make setup")
+    try:
+        broker = start_broker(tmp_path_factory.mktemp("kafka"))
+    except BrokerError as error:
+        pytest.fail(str(error))
+    try:
+        yield broker
+    finally:
+        broker.stop()
 
 
 @pytest.fixture

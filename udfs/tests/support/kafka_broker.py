@@ -10,10 +10,13 @@ import signal
 import subprocess
 import time
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic
+
 from support.project import PROJECT_ROOT, free_port
 
 BROKER_JARS = PROJECT_ROOT / ".jars" / "kafka-broker"
@@ -126,6 +129,40 @@ class Broker:
 
     def delete_topic(self, name: str) -> None:
         self.admin().delete_topics([name])[name].result(30)
+
+    def producer(self, **config: str) -> Producer:
+        """A producer of this broker (librdkafka settings, e.g. transactional.id)."""
+        return Producer({"bootstrap.servers": self.bootstrap, "logger": QUIET, **config})
+
+    def produce(self, topic: str, messages: Iterable[Message]) -> int:
+        """Produce every message and wait until the broker has them all; how many."""
+        producer = self.producer(**{"linger.ms": "5", "enable.idempotence": "true"})
+        count = 0
+        for message in messages:
+            producer.produce(topic, **message.arguments())
+            producer.poll(0)
+            count += 1
+        if producer.flush(60):
+            raise BrokerError(f"messages to {topic} not acknowledged in 60 s")
+        return count
+
+
+@dataclass(frozen=True)
+class Message:
+    """One message to produce: a None value is a tombstone; no partition: the key's."""
+
+    value: bytes | None
+    key: bytes | None = None
+    partition: int | None = None
+    headers: tuple[tuple[str, bytes], ...] = ()
+
+    def arguments(self) -> dict:
+        arguments: dict = {"value": self.value, "key": self.key}
+        if self.partition is not None:
+            arguments["partition"] = self.partition
+        if self.headers:
+            arguments["headers"] = list(self.headers)
+        return arguments
 
 
 def java_binary() -> str:
