@@ -6,7 +6,7 @@ import os
 import socket
 import ssl
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -72,8 +72,12 @@ def connect(
     try:
         yield cursor
     finally:
-        cursor.close()
-        connection.close()
+        # A server that died (or was killed) cannot close the session: the error that
+        # matters is the one already raised, not this one.
+        with suppress(Exception):
+            cursor.close()
+        with suppress(Exception):
+            connection.close()
 
 
 def _tls_transport(host: str, port: int, credentials: Credentials) -> Any:

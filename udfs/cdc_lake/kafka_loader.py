@@ -3,12 +3,14 @@
 Spark reads the messages itself (its batch Kafka source, `make setup` fetches it) in one
 `insert ... select`, as the file loader does: no message passes through this client, which
 only asks Kafka for offsets. Each load reads, per partition, from the offset after the last
-one the ledger holds to the end taken when the load starts, and lands those messages in a
-partition of their own (`loaded_at`, the load's id). Then the ledger (`cdc_raw.kafka_offsets`)
-gets one row per partition read: the commit. A load killed before that leaves a landing
-partition the ledger does not name; the next load drops it first and reads the same range
-again, so every message lands once whatever was killed when. One load per landing table at a
-time: a second one would drop the first's partition before the first commits.
+one the ledger (`cdc_raw.kafka_offsets`) holds to the read-committed end taken when the load
+starts, into a landing partition of its own (`loaded_at`, the load's id). The ledger gets
+the load's plan (its id and ranges) before anything lands, and the same rows with the
+messages counted, the commit, after. A load killed anywhere in between (client, server or
+broker) leaves a plan without a commit: the next load first lands that plan again, with the
+same id and ranges, over whatever the killed one landed (an overwrite of that partition), and
+commits it. So every message lands once, and a dbt run that read a killed load's partition
+read the very rows that stay. One load per landing table and source at a time.
 """
 
 from __future__ import annotations
@@ -131,7 +133,7 @@ class KafkaLoadResult:
 
     def describe(self, fmt: str, source: str | None) -> str:
         target = landing_table(fmt) + ("" if source is None else f" (source {source})")
-        if self.loaded_at is None:
+        if not self.ranges:
             return f"kafka: nothing new for {target}"
         partitions = len(self.ranges)
         line = f"kafka: {self.messages} messages from {partitions} partition(s) -> {target}"
@@ -316,8 +318,9 @@ def held_offsets(
     rows = run(
         cursor,
         f"select topic, `partition`, max(end_offset) from {kafka_offsets_table()} "
-        f"where source_format = {sql_string(fmt)} and source_name <=> {source_literal(source)} "
-        f"and topic in ({names}) group by topic, `partition`",
+        f"where committed_at is not null and source_format = {sql_string(fmt)} "
+        f"and source_name <=> {source_literal(source)} and topic in ({names}) "
+        "group by topic, `partition`",
     )
     return {(topic, int(partition)): int(end) for topic, partition, end in rows}
 
@@ -326,32 +329,102 @@ def source_literal(source: str | None) -> str:
     return "null" if source is None else sql_string(source)
 
 
-def drop_uncommitted_loads(cursor: Any, fmt: str) -> list[str]:
-    """Drop the landing partitions of Kafka loads the ledger does not hold (killed before
-    their commit); the loads they belong to are run again by the caller. Such a partition
-    is newer than every load the ledger holds, since each load first drops them."""
-    landing = landing_table(fmt)
-    newest = run(
+def pending_loads(cursor: Any, fmt: str, source: str | None) -> dict[str, list[PartitionRange]]:
+    """The loads of this landing table and source the ledger has started but not committed
+    (killed on the way), by load id (`loaded_at`), with the ranges each was to read."""
+    ledger = kafka_offsets_table()
+    rows = run(
         cursor,
-        f"select cast(max(loaded_at) as string) from {kafka_offsets_table()} "
-        f"where source_format = {sql_string(fmt)}",
-    )[0][0]
-    after = "" if newest is None else f"loaded_at > timestamp {sql_string(newest)} and "
-    orphans = [
-        row[0]
-        for row in run(
-            cursor,
-            f"select distinct cast(loaded_at as string) from {landing} "
-            f"where {after}source_file like 'kafka:%'",
+        f"""select cast(started.loaded_at as string), started.topic, started.`partition`,
+    started.start_offset, started.end_offset, started.lost_messages
+from {ledger} as started
+left anti join (select loaded_at from {ledger} where committed_at is not null) as committed
+    on started.loaded_at = committed.loaded_at
+where started.committed_at is null and started.source_format = {sql_string(fmt)}
+    and started.source_name <=> {source_literal(source)}""",
+    )
+    pending: dict[str, list[PartitionRange]] = {}
+    for loaded_at, topic, partition, start, end, lost in rows:
+        pending.setdefault(loaded_at, []).append(
+            PartitionRange(topic, int(partition), int(start), int(end), int(lost))
         )
-    ]
-    for loaded_at in orphans:
+    return pending
+
+
+def record(
+    cursor: Any,
+    fmt: str,
+    source_name: str | None,
+    ranges: Iterable[PartitionRange],
+    loaded_at: str,
+    landed: Mapping[tuple[str, int], int] | None,
+) -> None:
+    """The ledger's rows of one load, in one insert: its plan before it lands anything
+    (`landed` None: messages and committed_at NULL), and its commit after."""
+    committed = "null" if landed is None else "current_timestamp()"
+    rows = ",\n".join(
+        f"({sql_string(fmt)}, {source_literal(source_name)}, {sql_string(r.topic)}, "
+        f"{r.partition}, {r.start - r.lost}, {r.start}, {r.end}, "
+        f"{'null' if landed is None else landed.get((r.topic, r.partition), 0)}, {r.lost}, "
+        f"timestamp {sql_string(loaded_at)}, {committed})"
+        for r in ranges
+    )
+    run(cursor, f"insert into {kafka_offsets_table()} values\n{rows}")
+
+
+def land(
+    cursor: Any,
+    fmt: str,
+    source: KafkaSource,
+    source_name: str | None,
+    ranges: list[PartitionRange],
+    loaded_at: str,
+    jaas: str | None,
+) -> dict[tuple[str, int], int]:
+    """Read the ranges into the landing partition `loaded_at`, replacing what it holds (the
+    same messages, when an earlier attempt of this load got that far); messages landed per
+    partition."""
+    reading = [r for r in ranges if r.end > r.start]
+    if not reading:
+        return {}
+    landing = landing_table(fmt)
+    view = f"cdc_lake_kafka_{uuid.uuid4().hex}"
+    options = spark_options(source, jaas) | {
+        "assign": json.dumps(
+            {t: sorted(r.partition for r in reading if r.topic == t)
+             for t in sorted({r.topic for r in reading})}
+        ),
+        "startingOffsets": offsets_json(reading, "start"),
+        "endingOffsets": offsets_json(reading, "end"),
+        "failOnDataLoss": "true",
+    }  # fmt: skip
+    option_text = ",\n    ".join(
+        f"`{key}` {sql_string(value)}" for key, value in sorted(options.items())
+    )
+    try:
         run(
             cursor,
-            f"alter table {landing} drop if exists partition "
-            f"(loaded_at = timestamp {sql_string(loaded_at)})",
+            f"create or replace temporary view {view} using kafka options (\n    {option_text}\n)",
         )
-    return orphans
+        # The server overwrites only the partitions written (partitionOverwriteMode dynamic).
+        run(
+            cursor,
+            f"insert overwrite table {landing}\n"
+            f"{landing_select(fmt, view, loaded_at, source_name)}",
+        )
+    except ClientError as error:
+        raise ClientError(redact(str(error), jaas)) from None
+    finally:
+        run(cursor, f"drop view if exists {view}")
+    return {
+        (topic, int(partition)): int(count)
+        for topic, partition, count in run(
+            cursor,
+            f"select kafka_topic, kafka_partition, count(*) from {landing} "
+            f"where loaded_at = timestamp {sql_string(loaded_at)} "
+            "group by kafka_topic, kafka_partition",
+        )
+    }
 
 
 def load_kafka(
@@ -364,7 +437,10 @@ def load_kafka(
     offsets: KafkaOffsets | None = None,
     environ: Mapping[str, str] = os.environ,
 ) -> KafkaLoadResult:
-    """Land the topics' messages Kafka holds past the ledger, once; see the module's text."""
+    """Land the topics' messages Kafka holds past the ledger, once; see the module's text.
+
+    A load the ledger started and did not commit is finished first, with the load id and
+    ranges it planned, so that whatever it landed is replaced by the same messages."""
     check_source_name(source_name)
     if max_messages is not None and max_messages < 1:
         raise ValueError("--max-messages must be at least 1")
@@ -372,78 +448,30 @@ def load_kafka(
     jaas = jaas_config(environ)
     for statement in bootstrap_statements([fmt]):
         run(cursor, statement)
-    present = [row[0] for row in run(cursor, f"describe table {landing}")]
-    for statement in upgrade_statements(landing, present):
-        run(cursor, statement)
-    drop_uncommitted_loads(cursor, fmt)
+    for table in (landing, kafka_offsets_table()):  # a table made by an earlier version
+        present = [row[0] for row in run(cursor, f"describe table {table}")]
+        for statement in upgrade_statements(table, present):
+            run(cursor, statement)
+    resumed: list[PartitionRange] = []
+    landed: dict[tuple[str, int], int] = {}
+    for loaded_at, ranges in sorted(pending_loads(cursor, fmt, source_name).items()):
+        counts = land(cursor, fmt, source, source_name, ranges, loaded_at, jaas)
+        record(cursor, fmt, source_name, ranges, loaded_at, counts)
+        resumed += ranges
+        landed |= {key: landed.get(key, 0) + n for key, n in counts.items()}
     offsets = offsets or KafkaOffsets(client_config(source, jaas))
     topics = offsets.topics(source)
     earliest, latest = offsets.offsets(source.bootstrap, topics)
     held = held_offsets(cursor, fmt, source_name, topics)
     ranges, behind = plan_ranges(held, earliest, latest, allow_data_loss, max_messages)
-    if not ranges:
-        return KafkaLoadResult(None, (), {}, behind)
-    loaded_at = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
-    reading = [r for r in ranges if r.end > r.start]
-    landed: dict[tuple[str, int], int] = {}
-    if reading:
-        view = f"cdc_lake_kafka_{uuid.uuid4().hex}"
-        options = spark_options(source, jaas) | {
-            "assign": json.dumps(
-                {t: sorted(r.partition for r in reading if r.topic == t)
-                 for t in sorted({r.topic for r in reading})}
-            ),
-            "startingOffsets": offsets_json(reading, "start"),
-            "endingOffsets": offsets_json(reading, "end"),
-            "failOnDataLoss": "true",
-        }  # fmt: skip
-        option_text = ",\n    ".join(
-            f"`{key}` {sql_string(value)}" for key, value in sorted(options.items())
-        )
-        try:
-            run(
-                cursor,
-                f"create or replace temporary view {view} using kafka options (\n"
-                f"    {option_text}\n)",
-            )
-            run(
-                cursor,
-                f"insert into {landing}\n{landing_select(fmt, view, loaded_at, source_name)}",
-            )
-        except ClientError as error:
-            raise ClientError(redact(str(error), jaas)) from None
-        finally:
-            run(cursor, f"drop view if exists {view}")
-        landed = {
-            (topic, int(partition)): int(count)
-            for topic, partition, count in run(
-                cursor,
-                f"select kafka_topic, kafka_partition, count(*) from {landing} "
-                f"where loaded_at = timestamp {sql_string(loaded_at)} "
-                "group by kafka_topic, kafka_partition",
-            )
-        }
-    commit(cursor, fmt, source_name, ranges, landed, loaded_at)
-    return KafkaLoadResult(loaded_at, tuple(ranges), landed, behind)
-
-
-def commit(
-    cursor: Any,
-    fmt: str,
-    source_name: str | None,
-    ranges: Iterable[PartitionRange],
-    landed: Mapping[tuple[str, int], int],
-    loaded_at: str,
-) -> None:
-    """The ledger's rows of one load, in one insert: what makes the load count."""
-    rows = ",\n".join(
-        f"({sql_string(fmt)}, {source_literal(source_name)}, {sql_string(r.topic)}, "
-        f"{r.partition}, {r.start - r.lost}, {r.start}, {r.end}, "
-        f"{landed.get((r.topic, r.partition), 0)}, {r.lost}, "
-        f"timestamp {sql_string(loaded_at)}, current_timestamp())"
-        for r in ranges
-    )
-    run(cursor, f"insert into {kafka_offsets_table()} values\n{rows}")
+    loaded_at = None
+    if ranges:
+        loaded_at = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
+        record(cursor, fmt, source_name, ranges, loaded_at, None)
+        counts = land(cursor, fmt, source, source_name, ranges, loaded_at, jaas)
+        record(cursor, fmt, source_name, ranges, loaded_at, counts)
+        landed |= {key: landed.get(key, 0) + n for key, n in counts.items()}
+    return KafkaLoadResult(loaded_at, tuple(resumed + ranges), landed, behind)
 
 
 def redact(text: str, secret: str | None) -> str:

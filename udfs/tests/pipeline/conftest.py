@@ -57,12 +57,10 @@ def spark_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[server.Se
 
 
 @pytest.fixture(scope="session")
-def kafka_broker(
-    spark_server: server.ServerConfig, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Broker]:
-    """A real Kafka broker (KRaft, one node) for the session, beside a server that has Spark's
-    Kafka source; fails, never skips, when either's jars are missing."""
-    if not spark_server.jars:
+def kafka_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
+    """A real Kafka broker (KRaft, one node) for the session; fails, never skips, when its
+    jars or Spark's Kafka source are missing."""
+    if not server.bundled_jars(PROJECT_ROOT):
         pytest.fail(f"no Spark Kafka source jars under {PROJECT_ROOT / '.jars'}: run make setup")
     try:
         broker = start_broker(tmp_path_factory.mktemp("kafka"))

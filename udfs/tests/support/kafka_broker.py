@@ -4,6 +4,8 @@ profile kafka-broker). Also used by the freshness benchmark."""
 
 from __future__ import annotations
 
+import base64
+import json
 import logging
 import os
 import signal
@@ -130,6 +132,18 @@ class Broker:
     def delete_topic(self, name: str) -> None:
         self.admin().delete_topics([name])[name].result(30)
 
+    def create_topic_when_deleted(self, name: str, partitions: int = 1) -> None:
+        """Create the topic again once the broker has finished deleting it."""
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                self.create_topic(name, partitions)
+                return
+            except Exception:  # TOPIC_ALREADY_EXISTS while the deletion completes
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.5)
+
     def producer(self, **config: str) -> Producer:
         """A producer of this broker (librdkafka settings, e.g. transactional.id)."""
         return Producer({"bootstrap.servers": self.bootstrap, "logger": QUIET, **config})
@@ -139,7 +153,12 @@ class Broker:
         producer = self.producer(**{"linger.ms": "5", "enable.idempotence": "true"})
         count = 0
         for message in messages:
-            producer.produce(topic, **message.arguments())
+            while True:
+                try:
+                    producer.produce(topic, **message.arguments())
+                    break
+                except BufferError:  # the local queue is full: let the broker catch up
+                    producer.poll(0.1)
             producer.poll(0)
             count += 1
         if producer.flush(60):
@@ -208,3 +227,31 @@ def start_broker(folder: Path) -> Broker:
     broker = Broker(folder, free_port(), free_port())
     broker.start()
     return broker
+
+
+def sample_messages(folder: Path) -> list[Message]:
+    """The messages of a folder of sample files as a producer would send them, in file order:
+    a kcat -J envelope's payload and key, a `*.b64` line's bytes, else the line's text."""
+    messages = []
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        for line in path.read_text().splitlines():
+            if not line.strip():
+                continue
+            if path.suffix in (".b64", ".base64"):
+                messages.append(Message(base64.b64decode(line)))
+                continue
+            try:
+                envelope = json.loads(line)
+            except ValueError:
+                envelope = None
+            if isinstance(envelope, dict) and {"topic", "partition", "offset"} <= envelope.keys():
+                payload, key = envelope.get("payload"), envelope.get("key")
+                messages.append(
+                    Message(
+                        None if payload is None else payload.encode(),
+                        None if key is None else key.encode(),
+                    )
+                )
+            else:
+                messages.append(Message(line.encode()))
+    return messages
