@@ -1,8 +1,8 @@
 {#- Progress per source and topic: the totals the runs kept (a row per topic), lag measured
-    when read. -#}
+    when read, and the messages Kafka loads lost to retention (from their ledger). -#}
 with
 
-totals as (
+held_totals as (
 
     select * from {{ ref('int_cdc__sync_progress_totals') }}
     where generation = (
@@ -11,12 +11,47 @@ totals as (
 
 ),
 
+kafka_offsets as (
+
+    select * from {{ source('cdc_lake_loader', 'kafka_offsets') }}
+    where committed_at is not null
+
+),
+
+lost_messages as (
+
+    select
+        source_format,
+        topic as kafka_topic,
+        sum(lost_messages) as lost_messages
+    from kafka_offsets
+    group by source_format, topic
+    having sum(lost_messages) > 0
+
+),
+
+{# A topic whose every message was lost has a row too. #}
+totals as (
+
+    select
+        held_totals.*,
+        coalesce(held_totals.source_format, lost_messages.source_format) as progress_format,
+        coalesce(held_totals.kafka_topic, lost_messages.kafka_topic) as progress_topic,
+        coalesce(lost_messages.lost_messages, 0) as lost_messages
+    from held_totals
+    full outer join lost_messages
+        on
+            held_totals.source_format = lost_messages.source_format
+            and held_totals.kafka_topic = lost_messages.kafka_topic
+
+),
+
 final as (
 
     select
         ---------- source and topic
-        source_format,
-        kafka_topic,
+        progress_format as source_format,
+        progress_topic as kafka_topic,
         ---------- how far the sync has come
         last_heartbeat_at,
         last_event_at,
@@ -42,6 +77,7 @@ final as (
         rejected_messages,
         duplicate_messages,
         unaccounted_messages,
+        lost_messages,
         change_rows,
         rejected_rows
 

@@ -96,10 +96,12 @@ def timed(action: Callable[[], T]) -> tuple[T, float]:
 
 @contextmanager
 def benchmark_server(
-    home: Path, port: int, conf: dict[str, str] | None = None
+    home: Path, port: int, conf: dict[str, str] | None = None, kafka: bool = False
 ) -> Iterator[server.ServerConfig]:
+    """A server of the benchmark's own; `kafka`: with Spark's Kafka source (make setup)."""
     settings = {"spark.ui.enabled": "false", **(conf or {})}
-    config = server.ServerConfig(home=home, port=port, conf=settings)
+    jars = server.bundled_jars(Path(__file__).resolve().parents[2]) if kafka else ()
+    config = server.ServerConfig(home=home, port=port, conf=settings, jars=jars)
     pid, seconds = timed(lambda: server.start_background(config))
     line("server start", f"{seconds:.1f} s (pid {pid}, port {port}, home {home})")
     try:
