@@ -205,7 +205,8 @@ def test_every_format_from_kafka_builds_the_state_its_files_build(
 ) -> None:
     """Every format's bundled samples, produced to a topic and loaded with --kafka, give the
     current state the same messages give loaded from their files (Kafka's topic, offsets and
-    times are the only difference between the two)."""
+    times are the only difference between the two). A topic whose load lost messages to
+    retention shows them in the sync progress."""
     schema, raw = "kafka_equal_models", "kafka_equal_raw"
     formats = sorted(path.name for path in SAMPLES.iterdir() if path.is_dir())
     with pytest.MonkeyPatch.context() as patch:
@@ -223,9 +224,20 @@ def test_every_format_from_kafka_builds_the_state_its_files_build(
             kafka_broker.produce(topic, sample_messages(SAMPLES / fmt))
             load_files(cursor, fmt, [SAMPLES / fmt], source="files")
             load_kafka(cursor, fmt, KafkaSource(kafka_broker.bootstrap, (topic,)), "kafka")
+        # Of five messages, the first is landed, then the next two are deleted unlanded.
+        kafka_broker.create_topic("lossy")
+        canal = sample_messages(SAMPLES / "canal_json")
+        kafka_broker.produce("lossy", canal[:1])
+        lossy = KafkaSource(kafka_broker.bootstrap, ("lossy",))
+        load_kafka(cursor, "canal_json", lossy, "lossy")
+        kafka_broker.produce("lossy", canal[1:5])
+        deleted = kafka_broker.admin().delete_records([TopicPartition("lossy", 0, 3)])
+        for future in deleted.values():
+            future.result(30)
+        load_kafka(cursor, "canal_json", lossy, "lossy", allow_data_loss=True)
         vars_args = ["--vars", json.dumps({"cdc_lake_formats": formats})]
         assert node_errors(run_dbt("seed", *vars_args)) == []
-        result = run_dbt("run", "--select", "+cdc_current_state", *vars_args)
+        result = run_dbt("run", "--select", "+cdc_current_state", "+cdc_sync_progress", *vars_args)
         assert node_errors(result) == []
 
     def state(source: str) -> list[tuple]:
@@ -241,3 +253,15 @@ def test_every_format_from_kafka_builds_the_state_its_files_build(
     assert from_files == state("kafka")
     tables = {row[0] for row in from_files}
     assert len(tables) >= len(formats), tables
+    progress = query(
+        cursor,
+        f"""select kafka_topic, messages, lost_messages from {schema}.cdc_sync_progress
+        where source_format = 'canal_json' and kafka_topic is not null""",
+    )
+    assert sorted(progress, key=repr) == sorted(
+        [
+            {"kafka_topic": "lossy", "messages": 3, "lost_messages": 2},
+            {"kafka_topic": "samples.canal_json", "messages": 5, "lost_messages": 0},
+        ],
+        key=repr,
+    )
