@@ -289,13 +289,16 @@ def dbt_command(config: FollowConfig, project: Path, dbt: str) -> list[str]:
 
 def first_error_line(output: str, returncode: int) -> str:
     """What failed, in one line: the first node dbt's summary names (`Database Error in model
-    x (path)`) with the line after it (the error), else dbt's first ERROR line."""
+    x (path)`) with the line after it (the error), or the error that stopped dbt before any
+    node (`Encountered an error:`, its kind, its text), else dbt's first ERROR line."""
     lines = [DBT_TIME_PREFIX.sub("", ANSI.sub("", line)).strip() for line in output.splitlines()]
     lines = [line for line in lines if line]
     for index, line in enumerate(lines):
         if DBT_SUMMARY_ERROR.match(line):
             detail = lines[index + 1] if index + 1 < len(lines) else ""
             return (f"{line}: {detail}" if detail else line)[:300]
+        if line == "Encountered an error:":
+            return ": ".join(lines[index + 1 : index + 3])[:300] or line
     for line in lines:
         if DBT_ERROR.search(line):
             return line[:300]

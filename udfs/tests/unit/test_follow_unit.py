@@ -230,6 +230,13 @@ def test_first_error_line() -> None:
         "[TABLE_OR_VIEW_NOT_FOUND] The table cannot be found."
     )
     assert first_error_line("04:01:09  1 of 3 ERROR creating x\n", 1) == "1 of 3 ERROR creating x"
+    early = (
+        "04:53:00  Running with dbt=1.11.16\n04:53:00  Encountered an error:\nRuntime Error\n"
+        "  The profile 'cdc_lake' does not have a target named 'nosuch'.\n   - local\n"
+    )
+    assert first_error_line(early, 2) == (
+        "Runtime Error: The profile 'cdc_lake' does not have a target named 'nosuch'."
+    )
     assert first_error_line("nothing useful\n", 2) == "dbt exited with status 2"
 
 
