@@ -1,7 +1,7 @@
 """`cdc-lake follow` against the session's Kafka broker and server: it lands what is produced
-and builds the models; a failed build is reported and run again; a run stopped (SIGTERM) or
-killed (SIGKILL) mid-build, then started again, leaves every message landed once and the
-current state right.
+and builds the models; a failed build is reported and run again; a run stopped (SIGTERM)
+mid-build, another killed (SIGKILL) mid-build, then a last start leave every message landed
+once and the current state right.
 
 The module runs in a landing schema and model schemas of its own (`CDC_LAKE_RAW_SCHEMA`,
 `CDC_LAKE_SCHEMA`), one database name and topic per test; its builds select the Canal staging
@@ -208,27 +208,18 @@ def wait_gone(pids: list[int], timeout_s: float) -> None:
         time.sleep(0.2)
 
 
-@pytest.mark.parametrize("stop_signal", [signal.SIGTERM, signal.SIGKILL], ids=["term", "kill"])
-def test_follow_stopped_mid_cycle_resumes_exactly_once(
-    follow_env: Path,
-    kafka_broker: Broker,
-    spark_server: server.ServerConfig,
-    cursor: Any,
-    stop_signal: signal.Signals,
-) -> None:
-    name = stop_signal.name.lower()
-    topic, database = f"follow-{name}", f"follow_{name}"
-    kafka_broker.create_topic(topic, partitions=2)
-    produced = kafka_broker.produce(topic, inserts(database, range(1, 31)))
-    config = write_config(follow_env, kafka_broker, topic, STATE_ONLY)
+def start_and_signal(
+    config: Path, port: int, cursor: Any, topic: str, staged: int, stop_signal: signal.Signals
+) -> tuple[subprocess.Popen, str, str, list[int]]:
+    """Start follow, signal it mid-build (its load committed, staging past `staged` rows of
+    the topic, the marts still being built); the ended process, its stdout and stderr, and
+    dbt's pids."""
     follow = subprocess.Popen(
-        follow_command(config, spark_server.port),
+        follow_command(config, port),
         cwd=PROJECT_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
-        # Signalled mid-build: the load is committed and staging has its messages, the marts
-        # are still being built.
-        wait_for(lambda: count(cursor, STAGING, topic) > 0, follow)
+        wait_for(lambda: count(cursor, STAGING, topic) > staged, follow)
         dbt = children(follow.pid)
         follow.send_signal(stop_signal)
         out, err = follow.communicate(timeout=RUN_TIMEOUT_S)
@@ -236,20 +227,38 @@ def test_follow_stopped_mid_cycle_resumes_exactly_once(
         if follow.poll() is None:
             follow.kill()
             follow.wait()
-    if stop_signal == signal.SIGTERM:
-        assert follow.returncode == 0, err
-        cycles = cycle_lines(out)  # the first, unless it had ended before the signal
-        assert out.splitlines()[-1] == f"stopped (SIGTERM) after cycle {len(cycles)}", out
-        assert (cycles[0]["landed"], cycles[0]["dbt"]) == ("30", "ok"), cycles[0]["errors"]
-    else:
-        assert follow.returncode == -signal.SIGKILL
-        wait_gone(dbt, 60)  # dbt ends with follow, not racing the next start's build
-    # Updates of 1-10, deletes of 11-15, inserts of 31-40 while it is not running.
+    return follow, out, err, dbt
+
+
+def test_follow_stopped_then_killed_mid_build_resumes_exactly_once(
+    follow_env: Path, kafka_broker: Broker, spark_server: server.ServerConfig, cursor: Any
+) -> None:
+    topic, database = "follow-stopped", "follow_stopped"
+    kafka_broker.create_topic(topic, partitions=2)
+    config = write_config(follow_env, kafka_broker, topic, STATE_ONLY)
+    produced = kafka_broker.produce(topic, inserts(database, range(1, 31)))
+    follow, out, err, _ = start_and_signal(
+        config, spark_server.port, cursor, topic, 0, signal.SIGTERM
+    )
+    assert follow.returncode == 0, err
+    cycles = cycle_lines(out)  # the first, unless it had ended before the signal
+    assert out.splitlines()[-1] == f"stopped (SIGTERM) after cycle {len(cycles)}", out
+    assert (cycles[0]["landed"], cycles[0]["dbt"]) == ("30", "ok"), cycles[0]["errors"]
+    # Updates of 1-10: killed mid-build.
+    produced += kafka_broker.produce(
+        topic,
+        [canal(database, "UPDATE", {"id": str(i), "name": f"new {i}"}, {"name": f"item {i}"})
+         for i in range(1, 11)],
+    )  # fmt: skip
+    follow, out, err, dbt = start_and_signal(
+        config, spark_server.port, cursor, topic, 30, signal.SIGKILL
+    )
+    assert follow.returncode == -signal.SIGKILL, (out, err)
+    wait_gone(dbt, 60)  # dbt ends with follow, not racing the next start's build
+    # Deletes of 11-15, inserts of 31-40 while it is not running; then a start that ends.
     produced += kafka_broker.produce(
         topic,
         [
-            *(canal(database, "UPDATE", {"id": str(i), "name": f"new {i}"}, {"name": f"item {i}"})
-              for i in range(1, 11)),
             *(canal(database, "DELETE", {"id": str(i), "name": f"item {i}"})
               for i in range(11, 16)),
             *inserts(database, range(31, 41)),
