@@ -184,6 +184,33 @@ def build_parser() -> argparse.ArgumentParser:
     )
     load.add_argument("paths", nargs="*", type=Path, metavar="PATH")
 
+    follow = commands.add_parser(
+        "follow",
+        help="keep landing Kafka topics and building the models",
+        description="Loop: land every configured topic's new messages (exactly once), run dbt "
+        "build when anything arrived or the last build failed, print one line, wait.",
+    )
+    with_server_address(follow)
+    with_credentials(follow)
+    follow.add_argument(
+        "--config",
+        type=Path,
+        required=True,
+        metavar="FILE",
+        help="the topics, their formats and the dbt selection (profiles/follow.example.yml)",
+    )
+    follow.add_argument(
+        "--interval",
+        type=float,
+        metavar="S",
+        help="seconds to wait after each cycle (default: the config's interval, else 60)",
+    )
+    follow.add_argument("--cycles", type=int, metavar="N", help="stop after N cycles")
+    follow.epilog = (
+        f"{follow.epilog} SASL's JAAS text is read from {JAAS_ENV}. SIGINT or SIGTERM stop it "
+        "once the current load or build has finished."
+    )
+
     sql = commands.add_parser("sql", help="run SQL statements and print the rows")
     with_server_address(sql)
     with_credentials(sql)
@@ -275,6 +302,26 @@ def load(args: argparse.Namespace) -> int:
     return 0
 
 
+def follow(args: argparse.Namespace) -> int:
+    """`cdc-lake follow`: cycles until --cycles or a signal (see cdc_lake.follow)."""
+    from cdc_lake.follow import Follower, check_interval, load_config
+
+    config = load_config(args.config)
+    if args.interval is not None:
+        config = dataclasses.replace(config, interval_s=check_interval(args.interval, "--interval"))
+    if args.cycles is not None and args.cycles < 1:
+        raise ValueError("--cycles must be at least 1")
+    environ = dict(os.environ, CDC_LAKE_HOST=args.host, CDC_LAKE_PORT=str(args.port))
+    follower = Follower(
+        config=config,
+        connect=lambda: connect(args.host, args.port, credentials(args)),
+        project=project_root(),
+        environ=environ,
+    )
+    follower.follow(args.cycles, echo=lambda line: print(line, flush=True))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -300,6 +347,8 @@ def main(argv: list[str] | None = None) -> int:
             return 0 if line else 3
         elif args.command == "load":
             return load(args)
+        elif args.command == "follow":
+            return follow(args)
         elif args.command == "sql":
             with connect(args.host, args.port, credentials(args)) as cursor:
                 for statement in args.statements:
