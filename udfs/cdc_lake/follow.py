@@ -61,7 +61,8 @@ DEFAULT_SCHEMA = "cdc_lake"
 TOP_KEYS = ("kafka", "topics", "dbt", "interval")
 KAFKA_KEYS = ("bootstrap", "options")
 ENTRY_KEYS = ("format", "topics", "pattern", "source", "max_messages")
-DBT_KEYS = ("select", "args")
+DBT_KEYS = ("command", "select", "args")
+DBT_COMMANDS = ("build", "run")
 CYCLE_LINE = re.compile(
     r"cycle (?P<number>\d+): landed (?P<landed>\d+) messages(?: \((?P<formats>[^)]*)\))?, "
     r"behind (?P<behind>\d+|\?), freshness (?:(?P<freshness>-?\d+\.\d) s|\?), "
@@ -96,6 +97,7 @@ class FollowConfig:
     """A validated config file (see profiles/follow.example.yml)."""
 
     entries: tuple[FollowEntry, ...]
+    dbt_command: str = "build"
     dbt_select: str | None = None
     dbt_args: tuple[str, ...] = ()
     interval_s: float = DEFAULT_INTERVAL_S
@@ -182,17 +184,21 @@ def parse_config(document: Any) -> FollowConfig:
             )
         seen[key] = index
     dbt = mapping(top.get("dbt", {}), "dbt", DBT_KEYS)
+    command = dbt.get("command", "build")
+    if command not in DBT_COMMANDS:
+        raise FollowConfigError("dbt.command: build (models and their data tests) or run")
     select = dbt.get("select")
     if select is not None and (not isinstance(select, str) or not select.strip()):
         raise FollowConfigError("dbt.select: a dbt selection, e.g. '+cdc_current_state'")
     args = dbt.get("args", [])
     if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
-        raise FollowConfigError("dbt.args: a list of strings (extra `dbt build` arguments)")
+        raise FollowConfigError("dbt.args: a list of strings (more dbt arguments)")
     if "--select" in args or "-s" in args:
         raise FollowConfigError("dbt.args: name the selection in dbt.select")
     interval = top.get("interval", DEFAULT_INTERVAL_S)
     return FollowConfig(
         entries=tuple(entries),
+        dbt_command=command,
         dbt_select=select.strip() if select else None,
         dbt_args=tuple(args),
         interval_s=check_interval(interval, "interval"),
@@ -281,7 +287,8 @@ def dbt_executable() -> str:
 
 
 def dbt_command(config: FollowConfig, project: Path, dbt: str) -> list[str]:
-    command = [dbt, "build", "--profiles-dir", str(project / "profiles"), "--no-use-colors"]
+    command = [dbt, config.dbt_command, "--profiles-dir", str(project / "profiles")]
+    command.append("--no-use-colors")
     if config.dbt_select:
         command += ["--select", *config.dbt_select.split()]
     return command + list(config.dbt_args)

@@ -213,6 +213,10 @@ def test_dbt_command(tmp_path: Path) -> None:
     assert dbt_command(plain, tmp_path, "dbt")[1:] == [
         "build", "--profiles-dir", str(tmp_path / "profiles"), "--no-use-colors",
     ]  # fmt: skip
+    runs = parse_config({**VALID, "dbt": {"command": "run"}})
+    assert dbt_command(runs, tmp_path, "dbt")[1] == "run"
+    with pytest.raises(FollowConfigError, match=r"dbt.command: build .* or run"):
+        parse_config({**VALID, "dbt": {"command": "test"}})
 
 
 def test_first_error_line() -> None:
