@@ -136,6 +136,13 @@ def build_parser() -> argparse.ArgumentParser:
         "1-64 of A-Z a-z 0-9 . _ -): its tables get table keys NAME/db.table, apart from "
         "another source's tables of the same name; default: none (db.table)",
     )
+    load.add_argument(
+        "--topic",
+        default=None,
+        metavar="NAME",
+        help="the Kafka topic the messages were read from, for formats that name a table only "
+        "there (Debezium from Flink CDC's writer); a kcat -J envelope's own topic wins",
+    )
     load.add_argument("paths", nargs="+", type=Path, metavar="PATH")
 
     sql = commands.add_parser("sql", help="run SQL statements and print the rows")
@@ -223,7 +230,9 @@ def main(argv: list[str] | None = None) -> int:
             from cdc_lake.loader import load_files
 
             with connect(args.host, args.port, credentials(args)) as cursor:
-                results = load_files(cursor, args.fmt, args.paths, args.encoding, args.source)
+                results = load_files(
+                    cursor, args.fmt, args.paths, args.encoding, args.source, args.topic
+                )
                 for result in results:
                     print(result.describe(args.fmt, args.source))
         elif args.command == "sql":
