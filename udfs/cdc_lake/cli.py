@@ -151,10 +151,12 @@ def build_parser() -> argparse.ArgumentParser:
         f"ledger cdc_raw.kafka_offsets). SASL's JAAS text is read from {JAAS_ENV}.",
     )
     kafka.add_argument("--kafka", metavar="BOOTSTRAP", help="the brokers, host:port[,...]")
-    kafka.add_argument(
+    load.add_argument(
         "--topic",
         metavar="T[,T...]",
-        help="the topics to read (with --kafka)",
+        help="with --kafka: the topics to read; of files: the Kafka topic their bare messages "
+        "were read from, for formats that name a table only there (Debezium from Flink CDC's "
+        "writer); a kcat -J envelope's own topic wins",
     )
     kafka.add_argument(
         "--topic-pattern",
@@ -281,7 +283,10 @@ def load(args: argparse.Namespace) -> int:
         from cdc_lake.loader import load_files
 
         with connect(args.host, args.port, credentials(args)) as cursor:
-            for result in load_files(cursor, args.fmt, args.paths, args.encoding, args.source):
+            results = load_files(
+                cursor, args.fmt, args.paths, args.encoding, args.source, args.topic
+            )
+            for result in results:
                 print(result.describe(args.fmt, args.source))
         return 0
     if args.paths:

@@ -38,6 +38,8 @@ MAX_EPOCH_MS = 253402300799999  # 9999-12-31: beyond it Spark's timestamps overf
 MAX_FIRST_LINE_BYTES = 16 << 20
 # Hadoop reads a path as a glob: these characters must be escaped to stand for themselves.
 GLOB_SPECIAL = re.compile(r"([\\\[\]{}*?])")
+# Kafka's rule for a topic name (kafka.common.internals.Topic): what `--topic` may say.
+TOPIC_NAME = re.compile(r"[A-Za-z0-9._-]{1,249}")
 # Files one `insert` reads: a statement per file costs a Spark job and three round trips per
 # file, and a union of many more files is a plan Spark is slow to analyse.
 FILES_PER_STATEMENT = 50
@@ -145,10 +147,17 @@ def file_rows_query(
     loaded_at: str,
     encoding: str = "text",
     source: str | None = None,
+    topic: str | None = None,
 ) -> str:
     """The `select` that makes Spark read one file as rows of the landing table of `fmt`
-    (`load_files` inserts a union of them)."""
+    (`load_files` inserts a union of them). `topic` is the Kafka topic the file's messages
+    were read from: some formats name their table only there. A kcat envelope's own topic
+    wins over it (the envelope is what Kafka said)."""
     uri = spark_path(path).replace("`", "``")
+    given_topic = "cast(null as string)" if check_topic(topic) is None else sql_string(topic)
+    envelope_topic = (
+        "envelope.topic" if topic is None else f"coalesce(envelope.topic, {given_topic})"
+    )
     source_name = (
         "cast(null as string)" if check_source_name(source) is None else sql_string(source)
     )
@@ -164,7 +173,7 @@ def file_rows_query(
         payload = "case when envelope.offset is null then line else envelope.payload end"
         return f"""select
     {value_expression(payload, fmt, encoding)} as value,
-    envelope.topic as kafka_topic,
+    {envelope_topic} as kafka_topic,
     envelope.partition as kafka_partition,
     envelope.offset as kafka_offset,
     envelope.key as kafka_key,
@@ -178,7 +187,7 @@ from (
 ) as lines"""
     return f"""select
     {value_expression("value", fmt, encoding)} as value,
-    cast(null as string) as kafka_topic,
+    {given_topic} as kafka_topic,
     cast(null as int) as kafka_partition,
     cast(null as bigint) as kafka_offset,
     cast(null as string) as kafka_key,
@@ -186,6 +195,16 @@ from (
     {lineage}
 from text.`{uri}`
 where trim(value) != ''"""
+
+
+def check_topic(topic: str | None) -> str | None:
+    """The topic as given, or a ValueError before anything is read: a name Kafka would refuse
+    is a typo, and a wrong topic would name the messages' tables wrongly."""
+    if topic is not None and not TOPIC_NAME.fullmatch(topic):
+        raise ValueError(
+            f"topic {topic!r} is not a Kafka topic name (1 to 249 of A-Z a-z 0-9 . _ -)"
+        )
+    return topic
 
 
 def file_encoding(path: Path, encoding: str) -> str:
@@ -201,6 +220,7 @@ def load_files(
     paths: Iterable[Path],
     encoding: str = "auto",
     source: str | None = None,
+    topic: str | None = None,
 ) -> list[LoadResult]:
     """Load every file (directories expanded) into `cdc_raw.<fmt>`; one result per file.
 
@@ -208,10 +228,12 @@ def load_files(
     "auto" decides per file by its name (`file_encoding`). `source` names the source the
     messages came from (a database server, a sync task): its tables are kept apart from
     another source's tables of the same name. The same file loaded for two sources is two
-    loads; loaded twice for one source, one.
+    loads; loaded twice for one source, one. `topic` is the Kafka topic the messages were
+    read from (see `file_rows_query`), for formats that name a table only in the topic.
     """
     landing = landing_table(fmt)
     check_source_name(source)
+    check_topic(topic)
     # Every file is read (hashed) before any is loaded: an unreadable one stops the load with
     # its name, before anything landed, and the same command works once it is fixed.
     inspected = []
@@ -231,7 +253,7 @@ def load_files(
     results: list[LoadResult] = []
     for first in range(0, len(inspected), FILES_PER_STATEMENT):
         results += load_file_group(
-            cursor, fmt, inspected[first : first + FILES_PER_STATEMENT], encoding, source
+            cursor, fmt, inspected[first : first + FILES_PER_STATEMENT], encoding, source, topic
         )
     return results
 
@@ -242,6 +264,7 @@ def load_file_group(
     files: list[tuple[Path, str, str, int]],
     encoding: str,
     source: str | None,
+    topic: str | None = None,
 ) -> list[LoadResult]:
     """Load these inspected files (path, sha256, envelope, size) with one `insert`: each is a
     load of its own (its own `loaded_at`, a microsecond after the one before), unless the
@@ -269,7 +292,9 @@ def load_file_group(
     counts: dict[str, int] = {}
     if new:
         selects = [
-            file_rows_query(fmt, path, envelope, loaded_at, file_encoding(path, encoding), source)
+            file_rows_query(
+                fmt, path, envelope, loaded_at, file_encoding(path, encoding), source, topic
+            )
             for path, _, envelope, _, loaded_at in new
         ]
         run(cursor, f"insert into {landing}\n" + "\nunion all\n".join(selects))

@@ -7,8 +7,9 @@
     'transaction', 'status', 'id', 'ddl', 'databaseName', 'tableChanges',
 ] -%}
 
-{%- set message_source_name = (
-    "nullif(coalesce(parsed.message.payload.source.name, parsed.message.source.name), '')"
+{%- set message_source_names = (
+    'unwrapped.message_source_name,'
+    ~ ' case when unwrapped.message_table is null then unwrapped.topic_prefix end'
     if var('cdc_lake_source_from_message') else 'cast(null as string)'
 ) %}
 
@@ -77,8 +78,8 @@ unwrapped as (
             else parsed.key_object
         end as key_fields,
         {# Oracle and some other connectors send no table in `source`: Debezium also names it
-           in the envelope schema (`server1.DEBEZIUM.CUSTOMERS.Envelope`) and in the topic
-           (`<prefix>.<schema>.<table>`), used in that order. #}
+           in the envelope schema (`server1.DEBEZIUM.CUSTOMERS.Envelope`), used next; then
+           the topic (below). #}
         coalesce(
             nullif(coalesce(parsed.message.payload.source.table, parsed.message.source.table), ''),
             nullif(
@@ -87,106 +88,144 @@ unwrapped as (
                 ),
                 ''
             ),
-            nullif(regexp_extract(parsed.message.schema.name, '([^.]+)[.]Envelope$', 1), ''),
-            nullif(regexp_extract(parsed.kafka_topic, '[^.][.]([^.]+)$', 1), '')
-        ) as source_table,
-        {# The source: as the load named it, else (with `cdc_lake_source_from_message`) the
-           connector's logical name, the topic prefix Debezium keeps unique per Kafka. #}
-        coalesce(parsed.landed_source_name, {{ message_source_name }}) as source_name,
+            nullif(regexp_extract(parsed.message.schema.name, '([^.]+)[.]Envelope$', 1), '')
+        ) as message_table,
+        nullif(coalesce(parsed.message.payload.source.name, parsed.message.source.name), '')
+            as message_source_name,
+        split(parsed.kafka_topic, '[.]') as topic_parts,
+        nullif(regexp_extract(parsed.kafka_topic, '^(.+)[.][^.]*[.][^.]*$', 1), '')
+            as topic_prefix,
         {{ debezium_decimal_scales('parsed.message.schema.fields') }} as decimal_scales
 
     from parsed
 
 ),
 
-classified as (
+{# A message that names no table (Flink's debezium-json writer sends only before, after and
+   op) is named by its topic as Debezium names topics, `<topic.prefix>.<schema>.<table>`
+   (MySQL: `<topic.prefix>.<database>.<table>`): the last part is the table; in a topic of
+   three parts or more the part before it is the schema where the message names neither
+   database nor schema, and the parts before that the connector's logical name, its
+   `source.name`. A message that names its table keeps its own names (a router may have
+   renamed its topic). #}
+named as (
 
     select
         unwrapped.*,
+        coalesce(
+            unwrapped.message_table,
+            case
+                when size(unwrapped.topic_parts) >= 2
+                    then nullif(element_at(unwrapped.topic_parts, -1), '')
+            end
+        ) as source_table,
+        coalesce(
+            unwrapped.envelope.source.schema,
+            case
+                when
+                    unwrapped.message_table is null
+                    and coalesce(unwrapped.envelope.source.db, '') = ''
+                    and size(unwrapped.topic_parts) >= 3
+                    then nullif(element_at(unwrapped.topic_parts, -2), '')
+            end
+        ) as source_schema,
+        {# The source: as the load named it, else (unless `cdc_lake_source_from_message` is
+           false) the connector's logical name, the topic prefix Debezium keeps unique per
+           Kafka, so two connectors' tables of one name stay two tables. #}
+        coalesce(unwrapped.landed_source_name, {{ message_source_names }}) as source_name
+
+    from unwrapped
+
+),
+
+classified as (
+
+    select
+        named.*,
         op_codes.op as listed_op,
-        lower(unwrapped.envelope.source.connector) as db_type,
-        unwrapped.envelope.source.db as database_name,
-        unwrapped.envelope.source.schema as schema_name,  -- noqa: RF04
-        unwrapped.source_table as table_name,  -- noqa: RF04
+        lower(named.envelope.source.connector) as db_type,
+        named.envelope.source.db as database_name,
+        named.source_schema as schema_name,  -- noqa: RF04
+        named.source_table as table_name,  -- noqa: RF04
         {{ table_key(
-            'unwrapped.envelope.source.db',
-            'unwrapped.envelope.source.schema',
-            'unwrapped.source_table',
+            'named.envelope.source.db',
+            'named.source_schema',
+            'named.source_table',
         ) }} as table_key,
         {# A relational connector's row object (the MongoDB connector's strings: below). #}
         {{ debezium_row_image(
-            "try_variant_get(unwrapped.envelope.before, '$', 'map<string, variant>')",
-            'unwrapped.decimal_scales',
+            "try_variant_get(named.envelope.before, '$', 'map<string, variant>')",
+            'named.decimal_scales',
         ) }} as before_row,
         {{ debezium_row_image(
-            "try_variant_get(unwrapped.envelope.after, '$', 'map<string, variant>')",
-            'unwrapped.decimal_scales',
+            "try_variant_get(named.envelope.after, '$', 'map<string, variant>')",
+            'named.decimal_scales',
         ) }} as after_row,
         case
-            when size(unwrapped.key_fields) > 0
-                then {{ debezium_row_image('unwrapped.key_fields') }}
+            when size(named.key_fields) > 0
+                then {{ debezium_row_image('named.key_fields') }}
         end as kafka_key_row,
-        {{ debezium_column_types('unwrapped.message.schema.fields') }} as column_types,
+        {{ debezium_column_types('named.message.schema.fields') }} as column_types,
         {# Where the connector says where in the source log the change is: PostgreSQL lsn,
            Oracle scn, SQL Server commit LSN (then the change's LSN and serial number in
            it), MySQL binlog file number and position (and row within the event),
            MongoDB's cluster time (its second as ts_ms, and the change's ordinal in it). #}
         coalesce(
-            try_cast(unwrapped.envelope.source.lsn as decimal(38, 0)),
-            try_cast(unwrapped.envelope.source.scn as decimal(38, 0)),
-            {{ sql_server_lsn_number('unwrapped.envelope.source.commit_lsn') }},
+            try_cast(named.envelope.source.lsn as decimal(38, 0)),
+            try_cast(named.envelope.source.scn as decimal(38, 0)),
+            {{ sql_server_lsn_number('named.envelope.source.commit_lsn') }},
             try_cast(
-                regexp_extract(unwrapped.envelope.source.file, '([0-9]+)$', 1) as decimal(38, 0)
+                regexp_extract(named.envelope.source.file, '([0-9]+)$', 1) as decimal(38, 0)
             ),
             case
-                when unwrapped.envelope.source.ord is not null
-                    then try_cast(unwrapped.envelope.source.ts_ms as decimal(38, 0))
+                when named.envelope.source.ord is not null
+                    then try_cast(named.envelope.source.ts_ms as decimal(38, 0))
             end
         ) as log_position,
         coalesce(
-            try_cast(unwrapped.envelope.source.pos as decimal(38, 0)),
-            {{ sql_server_lsn_number('unwrapped.envelope.source.change_lsn') }}
+            try_cast(named.envelope.source.pos as decimal(38, 0)),
+            {{ sql_server_lsn_number('named.envelope.source.change_lsn') }}
         ) as log_offset,
         coalesce(
-            try_cast(unwrapped.envelope.source.row as decimal(38, 0)),
-            try_cast(unwrapped.envelope.source.ord as decimal(38, 0)),
-            try_cast(unwrapped.envelope.source.event_serial_no as decimal(38, 0))
+            try_cast(named.envelope.source.row as decimal(38, 0)),
+            try_cast(named.envelope.source.ord as decimal(38, 0)),
+            try_cast(named.envelope.source.event_serial_no as decimal(38, 0))
         ) as log_row,
         case
-            when unwrapped.envelope.source.lsn is not null then unwrapped.envelope.source.lsn
-            when unwrapped.envelope.source.scn is not null then unwrapped.envelope.source.scn
-            when unwrapped.envelope.source.commit_lsn is not null
-                then unwrapped.envelope.source.commit_lsn
-            when unwrapped.envelope.source.change_lsn is not null
-                then unwrapped.envelope.source.change_lsn
-            when coalesce(unwrapped.envelope.source.file, '') != ''
-                then unwrapped.envelope.source.file || ':' || unwrapped.envelope.source.pos
+            when named.envelope.source.lsn is not null then named.envelope.source.lsn
+            when named.envelope.source.scn is not null then named.envelope.source.scn
+            when named.envelope.source.commit_lsn is not null
+                then named.envelope.source.commit_lsn
+            when named.envelope.source.change_lsn is not null
+                then named.envelope.source.change_lsn
+            when coalesce(named.envelope.source.file, '') != ''
+                then named.envelope.source.file || ':' || named.envelope.source.pos
         end as source_log_position,
         coalesce(
-            unwrapped.envelope.transaction.id,
-            unwrapped.envelope.id,
-            unwrapped.envelope.source.txId,
-            unwrapped.envelope.source.gtid
+            named.envelope.transaction.id,
+            named.envelope.id,
+            named.envelope.source.txId,
+            named.envelope.source.gtid
         ) as transaction_id,
-        unwrapped.envelope.op as envelope_op,
-        unwrapped.envelope.ddl as ddl_text,
-        upper(unwrapped.envelope.status) as envelope_status,
-        unwrapped.envelope.ts_ms as envelope_ts_ms,
-        unwrapped.envelope.source.ts_ms as source_ts_ms,
-        lower(unwrapped.envelope.source.snapshot) as snapshot_flag,
+        named.envelope.op as envelope_op,
+        named.envelope.ddl as ddl_text,
+        upper(named.envelope.status) as envelope_status,
+        named.envelope.ts_ms as envelope_ts_ms,
+        named.envelope.source.ts_ms as source_ts_ms,
+        lower(named.envelope.source.snapshot) as snapshot_flag,
         {# Debezium heartbeat messages carry only ts_ms (and the server name in the key). #}
         coalesce(
-            unwrapped.envelope.ts_ms is not null
-            and unwrapped.envelope.source is null
-            and (unwrapped.envelope.before is null or is_variant_null(unwrapped.envelope.before))
-            and (unwrapped.envelope.after is null or is_variant_null(unwrapped.envelope.after)),
+            named.envelope.ts_ms is not null
+            and named.envelope.source is null
+            and (named.envelope.before is null or is_variant_null(named.envelope.before))
+            and (named.envelope.after is null or is_variant_null(named.envelope.after)),
             false
         ) as is_heartbeat_message,
-        unwrapped.message._corrupt_record as corrupt_record
+        named.message._corrupt_record as corrupt_record
 
-    from unwrapped
+    from named
     left join op_codes
-        on unwrapped.envelope.op = op_codes.source_op
+        on named.envelope.op = op_codes.source_op
 
 ),
 

@@ -36,7 +36,7 @@ from cdc_lake.loader import load_files
 
 SEED = 20261122
 BATCHES = 3
-ITEMS_TABLE_KEY = "shop.items"
+ITEMS_TABLE_KEY = "gen/shop.items"  # Debezium: its connector `gen` is its source
 DOCS_TABLE_KEY = "gen.docs"
 PRICES_TABLE_KEY = "shop.prices"
 MARTS = ["--select", "+cdc_current_state", "+cdc_table_schemas", "+cdc_sync_progress"]

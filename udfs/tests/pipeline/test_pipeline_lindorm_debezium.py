@@ -7,12 +7,13 @@ an HBase table with a column delete, a SQL table without a declared key, bad mes
 debezium-data-schema-exclude.txt), fixtures (PostgreSQL with schemas and Kafka keys, MySQL
 bare and out of order, tombstones, truncate, DDL, transaction markers, a heartbeat, Oracle
 messages that name their table outside `source`, SQL Server with its hexadecimal LSNs and
-Kafka Connect decimals, a logical decoding message, the MongoDB
-connector's 2.x and 1.x documents, bad messages)
+Kafka Connect decimals, a logical decoding message, the MongoDB connector's 2.x and 1.x
+documents, two connectors of one table (test_named_sources.py), bad messages)
 and public Debezium files of udfs/tests/public_samples/, loaded before the one build. Of the
 Paimon files only scenarios whose tables no other loaded file uses are taken (the others
 reuse `test.product` with contradicting rows); Paimon's license comment lines are left out,
-as its tests skip them; every other byte is as published.
+as its tests skip them; every other byte is as published. Every message names its
+connector (`source.name`), so its tables' keys are `<connector>/db.table`.
 """
 
 from __future__ import annotations
@@ -219,7 +220,7 @@ def test_debezium_postgres_with_schemas_and_kafka_keys(pipeline_build: Any, curs
     order_2 = {"id": "2", "status": "new", "receipt": None, "created": "19726"}
     rows = [
         (r["op"], r["key_columns"], r["primary_key"], r["before_row"], r["after_row"])
-        for r in changes(cursor, "shop.public.orders")
+        for r in changes(cursor, "pg/shop.public.orders")
     ]
     assert rows == [
         ("snapshot", ["id"], ["1"], None, order_1),
@@ -233,7 +234,7 @@ def test_debezium_postgres_with_schemas_and_kafka_keys(pipeline_build: Any, curs
         cursor,
         f"""select to_json(column_types) as types, source_log_position, transaction_id,
             event_sequence
-        from {CHANGE_LOG} where table_key = 'shop.public.orders' and op = 'insert'""",
+        from {CHANGE_LOG} where table_key = 'pg/shop.public.orders' and op = 'insert'""",
     )
     assert json.loads(meta.pop("types")) == {
         "id": "int32", "status": "string", "receipt": "bytes", "created": "io.debezium.time.Date",
@@ -241,7 +242,7 @@ def test_debezium_postgres_with_schemas_and_kafka_keys(pipeline_build: Any, curs
     assert meta == {
         "source_log_position": "2000", "transaction_id": "701:2000", "event_sequence": "2000",
     }  # fmt: skip
-    assert state(cursor, "shop.public.orders") == {
+    assert state(cursor, "pg/shop.public.orders") == {
         '["1"]': (False, "update", {**order_1, "status": "paid"}),
         '["2"]': (True, "delete", {"id": "2", "status": None, "receipt": None, "created": None}),
     }
@@ -251,7 +252,7 @@ def test_debezium_mysql_bare_out_of_order(pipeline_build: Any, cursor: Any) -> N
     """Delivered update-before-insert; ordered by binlog position. The delete has no before."""
     rows = [
         (r["op"], r["primary_key"], r["before_row"], r["after_row"], r["source_ts"])
-        for r in changes(cursor, "crm.customers")
+        for r in changes(cursor, "my/crm.customers")
     ]
     ann = {"id": "7", "name": "Ann", "balance": "10.5"}
     assert rows == [
@@ -262,7 +263,7 @@ def test_debezium_mysql_bare_out_of_order(pipeline_build: Any, cursor: Any) -> N
          "2024-01-03 00:02:00.000"),
         ("delete", ["8"], None, None, "2024-01-03 00:03:00.000"),
     ]  # fmt: skip
-    assert state(cursor, "crm.customers") == {
+    assert state(cursor, "my/crm.customers") == {
         '["7"]': (False, "update", {**ann, "balance": "99.999999999999999999"}),
         # The delete sent no before image: the tombstone keeps the row as it was.
         '["8"]': (True, "delete", {"id": "8", "name": "Bob", "balance": "0"}),
@@ -314,17 +315,21 @@ def test_debezium_tombstones_markers_ddl_truncate(pipeline_build: Any, cursor: A
         where source_format = 'debezium_json' order by ordering_key""",
     )
     assert ddl == [
-        {"ddl_op": "t", "table_key": "crm.scratch", "ddl_text": None},
-        {"ddl_op": "ddl", "table_key": "crm.scratch",
+        {"ddl_op": "t", "table_key": "my/crm.scratch", "ddl_text": None},
+        {"ddl_op": "ddl", "table_key": "my/crm.scratch",
          "ddl_text": "ALTER TABLE scratch ADD COLUMN w int"},
+        # fixture 11: one of two connectors of one table truncates its own (test_named_sources)
+        {"ddl_op": "t", "table_key": "inventory-west/inventory.customers", "ddl_text": None},
     ]  # fmt: skip
-    assert state(cursor, "crm.scratch") == {
+    assert state(cursor, "my/crm.scratch") == {
         '["1","a"]': (True, "truncate", {"id": "1", "v": "a"}),
     }
 
 
 def test_debezium_rejected_messages(pipeline_build: Any, cursor: Any) -> None:
     assert rejections(cursor, "debezium_json") == [
+        # 06: a connector named outside the rule for source names (`east coast/1`)
+        'source name is not 1 to 64 letters, digits, ".", "_" or "-"',
         # 07, 08: the MongoDB connector's (below)
         "after is not MongoDB Extended JSON: expected a value, found the end of the input"
         " (at offset 24)",
@@ -353,7 +358,7 @@ def test_debezium_sql_server_ordered_by_commit_and_change_lsn(
     anne = {"id": "1005", "first_name": "Anne", "email": "anne@example.com", "balance": "0.00"}
     rows = [
         (r["op"], r["primary_key"], r["before_row"], r["after_row"])
-        for r in changes(cursor, "testdb.dbo.customers")
+        for r in changes(cursor, "server1/testdb.dbo.customers")
     ]
     assert rows == [
         ("snapshot", ["1001"], None, sally),
@@ -365,13 +370,13 @@ def test_debezium_sql_server_ordered_by_commit_and_change_lsn(
     [meta] = query(
         cursor,
         f"""select to_json(column_types) as types, source_log_position
-        from {CHANGE_LOG} where table_key = 'testdb.dbo.customers' and op = 'insert'""",
+        from {CHANGE_LOG} where table_key = 'server1/testdb.dbo.customers' and op = 'insert'""",
     )
     assert json.loads(meta["types"]) == {
         "id": "int32", "first_name": "string", "email": "string", "balance": "decimal(10,2)",
     }  # fmt: skip
     assert meta["source_log_position"] == "00000029:00000a10:0003"
-    assert state(cursor, "testdb.dbo.customers") == {
+    assert state(cursor, "server1/testdb.dbo.customers") == {
         '["1001"]': (False, "update", {**moved, "balance": "101.75"}),
         '["1005"]': (True, "delete", anne),
     }
@@ -413,11 +418,12 @@ def test_a_table_named_outside_source_is_found_in_the_schema_name_then_the_topic
 ) -> None:
     """Oracle messages without `source.table` (fixture 04): the envelope schema name
     `server1.DEBEZIUM.CUSTOMERS.Envelope` wins over a topic a router renamed; a bare message
-    takes the last part of its topic `server1.DEBEZIUM.ORDERS`."""
-    assert state(cursor, "orclpdb1.debezium.customers") == {
+    takes the last part of its topic `server1.DEBEZIUM.ORDERS` (its database and schema, and
+    its source `server1`, from the message)."""
+    assert state(cursor, "server1/orclpdb1.debezium.customers") == {
         '["1"]': (False, "insert", {"ID": "1", "NAME": "Ann"}),
     }
-    assert state(cursor, "orclpdb1.debezium.orders") == {
+    assert state(cursor, "server1/orclpdb1.debezium.orders") == {
         '["5"]': (False, "insert", {"ID": "5", "TOTAL": "9.50"}),
     }
 
@@ -452,7 +458,7 @@ def test_a_logical_decoding_message_is_counted_and_kept_not_rejected(
 def test_debezium_numbers_keep_their_spelling(pipeline_build: Any, cursor: Any) -> None:
     """Fixture 09: a MySQL row with decimals sent as JSON numbers (decimal.handling.mode
     double writes them so): the row holds the digits as sent."""
-    assert list(state(cursor, "numbers.prices").values()) == [
+    assert list(state(cursor, "numbers/numbers.prices").values()) == [
         (False, "insert", {
             "id": "1", "price": "1.50", "ratio": "1E+3", "fine": "0.1234567890123456789",
             "plain": "3.25",
@@ -468,7 +474,7 @@ def test_debezium_mongodb_connector_2x(pipeline_build: Any, cursor: Any) -> None
     snapshot row, a document that is not JSON (rejected, above)."""
     document = {"_id": {"$numberLong": "1004"}, "first_name": "Anne Marie",
                 "last_name": "Kretchmar", "email": "anne.marie@noanswer.org"}  # fmt: skip
-    assert state(cursor, "mongo_inventory.customers") == {
+    assert state(cursor, "fulfillment/mongo_inventory.customers") == {
         '["1004"]': (False, "update", {
             "_id": "1004", "first_name": "Anne Marie", "last_name": "Kretchmar",
             "email": "anne.marie@noanswer.org",
@@ -496,7 +502,7 @@ def test_debezium_mongodb_connector_2x(pipeline_build: Any, cursor: Any) -> None
         cursor,
         """select distinct to_json(primary_key_columns) as primary_key_columns
         from cdc_lake_intermediate.int_cdc__change_log
-        where table_key like 'mongo_%.customers'""",
+        where table_key like '%/mongo_%.customers'""",
     )}  # fmt: skip
     assert keys == {'["_id"]'}
 
@@ -504,7 +510,7 @@ def test_debezium_mongodb_connector_2x(pipeline_build: Any, cursor: Any) -> None
 def test_debezium_mongodb_connector_1x(pipeline_build: Any, cursor: Any) -> None:
     """Fixture 08 (no Kafka key): `patch` as an update document (`$set`, `$unset`) and as a
     whole replacement document, `filter` naming the `_id` of updates and deletes."""
-    assert state(cursor, "mongo_legacy.customers") == {
+    assert state(cursor, "legacy/mongo_legacy.customers") == {
         '["1005"]': (False, "update", {
             "_id": "1005", "first_name": "Robert", "city": "Oslo",
             "_document": '{"_id":{"$numberLong":"1005"},"first_name":"Robert","city":"Oslo"}',
@@ -515,7 +521,7 @@ def test_debezium_mongodb_connector_1x(pipeline_build: Any, cursor: Any) -> None
         }),
     }  # fmt: skip
     assert [(row["op"], row["is_partial"], row["after_row"], row["unset"]) for row in changes(
-        cursor, "mongo_legacy.customers"
+        cursor, "legacy/mongo_legacy.customers"
     ) if row["primary_key"] == ["1005"]][1] == (
         "update", True, {"first_name": "Bobby"}, ["_document", "email"]
     )  # fmt: skip
@@ -533,7 +539,7 @@ def test_flink_debezium_schema_exclude_final_state(
     public_samples: Path, pipeline_build: Any, cursor: Any
 ) -> None:
     """EXPECTED.md §2: the 10 rows of the derived final state (FLOAT artefacts as sent)."""
-    rows = by_id(state(cursor, "inventory.products"))
+    rows = by_id(state(cursor, "dbserver1/inventory.products"))
     assert {key: (row["name"], row["description"], row["weight"]) for key, row in rows.items()} == {
         "101": ("scooter", "Small 2-wheel scooter", "3.140000104904175"),
         "102": ("car battery", "12V car battery", "8.100000381469727"),
@@ -549,7 +555,8 @@ def test_flink_debezium_schema_exclude_final_state(
     }  # fmt: skip
     ops = query(
         cursor,
-        f"""select op, count(*) as n from {CHANGE_LOG} where table_key = 'inventory.products'
+        f"""select op, count(*) as n from {CHANGE_LOG}
+        where table_key = 'dbserver1/inventory.products'
         group by op order by op""",
     )
     # 9 snapshot rows (op c with source.snapshot true), 2 inserts, 4 updates, 1 delete; the
@@ -581,7 +588,7 @@ def test_flink_debezium_postgres_replica_identity_default(
         {"source_op": "d",
          "rejection_reason": "d without before and without a Kafka key: the deleted row is unknown"}
     ]  # fmt: skip
-    live = by_id(state(cursor, "postgres.inventory.products"))
+    live = by_id(state(cursor, "fullfillment/postgres.inventory.products"))
     assert {key: row["weight"] for key, row in live.items()} == {
         "101": "3.14", "102": "8.1", "103": "0.8", "104": "0.75", "105": "0.875", "106": "1.0",
         "107": "5.3", "108": "0.1", "109": "22.2", "110": "0.2", "111": "5.18",
@@ -613,13 +620,13 @@ def test_paimon_debezium_schema_evolution_final_state(
 def test_paimon_debezium_other_tables(
     public_samples: Path, pipeline_build: Any, cursor: Any
 ) -> None:
-    assert by_id(state(cursor, "test.test")) == {
+    assert by_id(state(cursor, "mysql_binlog_source/test.test")) == {
         "1": {"id": "1", "value": "A"},
         "2": {"id": "2", "value": "B"},
     }
     for table, row_id in [("paimon_1", "101"), ("paimon_2", "102"), ("ignore", "103"),
                           ("flink", "104")]:  # fmt: skip
-        assert list(by_id(state(cursor, f"test.{table}"))) == [row_id]
+        assert list(by_id(state(cursor, f"mysql_binlog_source/test.{table}"))) == [row_id]
     # With the schema part: op r, every MySQL type; bytes stay base64, logical types named.
     # Its decimals are JSON numbers (the converter's decimal.format=NUMERIC): kept as sent.
     [row] = query(
@@ -627,7 +634,8 @@ def test_paimon_debezium_other_tables(
         f"""select op, size(after_row) as columns, after_row['_bit'] as bits,
             after_row['_blob'] as blob, after_row['pt'] as pt, column_types['pt'] as pt_type,
             column_types['_date'] as date_type, after_row['_date'] as date_value
-        from {CHANGE_LOG} where table_key = 'paimon_sync_table.all_types_table'""",
+        from {CHANGE_LOG}
+        where table_key = 'mysql_binlog_source/paimon_sync_table.all_types_table'""",
     )
     assert row == {
         "op": "snapshot", "columns": 78, "bits": "xwcAAAAAAAA=",

@@ -143,7 +143,7 @@ def test_ddl_text_alone_describes_columns(pipeline_build: Any, cursor: Any) -> N
         cursor,
         f"""select table_key, column_name, source_type, spark_type, type_source from {SCHEMAS}
         where type_source = 'ddl' and table_key in (
-            'canal_fixtures.truncated', 'crm.scratch', 'fixture_db.drs_orders', 'shop.orders',
+            'canal_fixtures.truncated', 'my/crm.scratch', 'fixture_db.drs_orders', 'shop.orders',
             'yunshi_db.t_shiyu_nopk'
         )
         order by table_key, column_name""",
@@ -152,12 +152,12 @@ def test_ddl_text_alone_describes_columns(pipeline_build: Any, cursor: Any) -> N
         # canal: ALTER TABLE truncated ADD COLUMN c INT, after the table's last row
         {"table_key": "canal_fixtures.truncated", "column_name": "c", "source_type": "INT",
          "spark_type": "int", "type_source": "ddl"},
-        # debezium: ALTER TABLE scratch ADD COLUMN w int
-        {"table_key": "crm.scratch", "column_name": "w", "source_type": "int",
-         "spark_type": "int", "type_source": "ddl"},
         # drs: ALTER TABLE `drs_orders` ADD COLUMN `note` varchar(10)
         {"table_key": "fixture_db.drs_orders", "column_name": "note",
          "source_type": "varchar(10)", "spark_type": "string", "type_source": "ddl"},
+        # debezium (connector `my`): ALTER TABLE scratch ADD COLUMN w int
+        {"table_key": "my/crm.scratch", "column_name": "w", "source_type": "int",
+         "spark_type": "int", "type_source": "ddl"},
         # dts avro: ALTER TABLE orders ADD COLUMN extra int
         {"table_key": "shop.orders", "column_name": "extra", "source_type": "int",
          "spark_type": "int", "type_source": "ddl"},
@@ -199,7 +199,7 @@ def test_typed_messages_of_several_formats(pipeline_build: Any, cursor: Any) -> 
         ("c8", "double", "double"), ("c9", "decimal", "decimal(38,18)"), ("id", "int", "int"),
     ]  # fmt: skip
     # Debezium schema: Kafka Connect types and logical names
-    assert [row[1:4] for row in schema_of(cursor, "shop.public.orders")] == [
+    assert [row[1:4] for row in schema_of(cursor, "pg/shop.public.orders")] == [
         ("id", "int32", "int"),
         ("status", "string", "string"),
         ("receipt", "bytes", "binary"),

@@ -290,6 +290,41 @@ def test_a_source_name_lands_in_its_own_column(name: str) -> None:
     assert "    cast(null as string) as source_name,\n" in unnamed
 
 
+def test_a_given_topic_is_the_topic_of_every_bare_message(message_file: Path) -> None:
+    statement = file_rows_query(
+        "debezium_json", message_file, "jsonl", LOADED_AT, topic="dbserver1.inventory.customers"
+    )
+    assert "\n    'dbserver1.inventory.customers' as kafka_topic,\n" in statement
+    unnamed = file_rows_query("debezium_json", message_file, "jsonl", LOADED_AT)
+    assert "\n    cast(null as string) as kafka_topic,\n" in unnamed
+
+
+def test_a_kcat_envelope_keeps_its_own_topic_over_the_given_one(message_file: Path) -> None:
+    """The envelope is what Kafka said; the given topic only fills a line without one."""
+    statement = file_rows_query(
+        "debezium_json", message_file, "kcat", LOADED_AT, topic="other.topic"
+    )
+    assert "\n    coalesce(envelope.topic, 'other.topic') as kafka_topic,\n" in statement
+
+
+@pytest.mark.parametrize("topic", ["", "a/b", "two words", "x" * 250, "t'; drop", "é"])
+def test_a_topic_kafka_would_refuse_is_refused_before_anything_is_read(
+    tmp_path: Path, topic: str
+) -> None:
+    with pytest.raises(ValueError, match="is not a Kafka topic name"):
+        loader.load_files(None, "debezium_json", [tmp_path / "not read"], topic=topic)
+    with pytest.raises(ValueError, match="is not a Kafka topic name"):
+        file_rows_query("debezium_json", tmp_path / "f.jsonl", "jsonl", LOADED_AT, topic=topic)
+
+
+@pytest.mark.parametrize("topic", ["server1.DEBEZIUM.ORDERS", "a", "x_y-z.1", "x" * 249])
+def test_a_kafka_topic_name_is_taken_as_given(topic: str) -> None:
+    statement = file_rows_query(
+        "debezium_json", Path("/d/f.jsonl"), "jsonl", LOADED_AT, topic=topic
+    )
+    assert f"    '{topic}' as kafka_topic,\n" in statement
+
+
 def test_a_raw_table_of_an_earlier_version_gets_the_columns_it_lacks() -> None:
     old_landing = [
         "value",
