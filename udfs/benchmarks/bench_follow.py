@@ -8,8 +8,10 @@ each cycle loads what is new and runs dbt on the models `cdc_current_state` need
 message's source time (Canal `es`, Debezium `source.ts_ms`) is the wall clock when it was
 produced, so the freshness `follow` prints after a cycle (now minus the newest source time
 in `cdc_sync_progress`) says up to when the marts are complete: a message produced at t is
-visible from the end of the first cycle whose newest source time reaches t. From those, the
-lag of every message (produce time to visible): p50, p95, max; each minute's, the consumer
+visible from the end of the first cycle whose newest source time reaches t. The first
+`--warmup` minutes (the cold server's first build, and catching up after it) are produced and
+printed but left out of the figures. From the others, the lag of every message (produce time
+to visible): p50, p95, max; each minute's, the consumer
 lag (`behind`, in messages) and the cycle times; and the drift: the p95 of the last third of
 the run against the first third's. `--check` compares the live rows with the simulated
 databases at the end. `--search R1,R2,...` runs each rate for `--minutes` on a fresh broker
@@ -243,7 +245,7 @@ class Outcome:
 
 def one_run(options: argparse.Namespace, rate: float, workdir: Path) -> Outcome:
     """A fresh broker and server, the producer at `rate` for the run, `follow` meanwhile."""
-    line("rate", f"{rate:,.0f} messages/s for {options.minutes} min")
+    line("rate", f"{rate:,.0f} messages/s: {options.warmup} min warm-up, {options.minutes} min")
     broker = start_broker(workdir / "kafka")
     try:
         for topic in (CANAL_TOPIC, DEBEZIUM_TOPIC):
@@ -285,7 +287,7 @@ def follow_run(
     produce.start()
     minute = 0
     try:
-        while time.time() - started < options.minutes * 60:
+        while time.time() - started < (options.warmup + options.minutes) * 60:
             time.sleep(1)
             if time.time() - started >= (minute + 1) * 60:
                 minute += 1
@@ -303,7 +305,8 @@ def follow_run(
     finally:
         follow.send_signal(signal.SIGTERM)
         follow.wait()
-    return conclude(options, rate, producer, cycles, config)
+    measured_from = int((started + options.warmup * 60) * 10)
+    return conclude(options, rate, producer, cycles, config, measured_from)
 
 
 def read_cycles(follow: subprocess.Popen, cycles: list[Visible]) -> None:
@@ -345,20 +348,23 @@ def conclude(
     producer: Producer,
     cycles: list[Visible],
     config: server.ServerConfig,
+    measured_from: int,
 ) -> Outcome:
-    everything = lags(producer.sent, cycles)
+    """The figures of the slots produced after the warm-up; `--check` at the end."""
+    measured = Counter({s: n for s, n in producer.sent.items() if s >= measured_from})
+    everything = lags(measured, cycles)
     line("lag, produce to visible", summary_of(everything))
-    slots = sorted(producer.sent)
+    slots = sorted(measured)
     third = len(slots) // 3
-    first = lags(Counter({s: producer.sent[s] for s in slots[:third]}), cycles)
-    last = lags(Counter({s: producer.sent[s] for s in slots[-third:]}), cycles)
+    first = lags(Counter({s: measured[s] for s in slots[:third]}), cycles)
+    last = lags(Counter({s: measured[s] for s in slots[-third:]}), cycles)
     p95_first, p95_last = percentile(first, 0.95), percentile(last, 0.95)
     drift = (p95_last - p95_first) / max(1e-9, options.minutes * 2 / 3)
     line("p95 first / last third", f"{p95_first:.1f} s / {p95_last:.1f} s ({drift:+.2f} s/min)")
-    seconds = [c.seconds for c in cycles]
+    seconds = [c.seconds for c in cycles if c.at_ms >= measured_from * 100]
     if seconds:
         line("cycle time", f"median {statistics.median(seconds):.1f} s, max {max(seconds):.1f} s")
-    unseen = sum(producer.sent.values()) - sum(count for _, count in everything)
+    unseen = sum(measured.values()) - sum(count for _, count in everything)
     line("not visible at the end", f"{unseen:,} messages")
     p95 = percentile(everything, 0.95) if everything else float("inf")
     bounded = unseen == 0 and p95 < options.target and p95_last <= 1.25 * p95_first + 10
@@ -391,7 +397,8 @@ def check(config: server.ServerConfig, producer: Producer) -> None:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rate", type=float, default=5000.0, help="messages/s (5000)")
-    parser.add_argument("--minutes", type=float, default=15.0, help="of producing (15)")
+    parser.add_argument("--minutes", type=float, default=15.0, help="measured (15)")
+    parser.add_argument("--warmup", type=float, default=2.0, help="minutes before them (2)")
     parser.add_argument("--search", help="rates to try in turn, e.g. 2000,5000,8000")
     parser.add_argument("--debezium-share", type=float, default=0.2, help="of the rate (0.2)")
     parser.add_argument("--keys", type=int, default=200_000, help="Canal key space (200000)")
