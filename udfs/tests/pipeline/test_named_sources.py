@@ -26,15 +26,20 @@ pytestmark = pytest.mark.spark
 CURRENT_STATE = "cdc_lake.cdc_current_state"
 
 
-def test_each_source_keeps_its_own_rows(pipeline_build: Any, cursor: Any) -> None:
-    rows = query(
+def customers(cursor: Any, table_key_like: str) -> list[dict[str, Any]]:
+    """Each current row of the tables whose keys are like the pattern, with its name."""
+    return query(
         cursor,
         f"""
         select table_key, primary_key, is_deleted, row_data['name'] as name
         from {CURRENT_STATE}
-        where table_key like '%two_sources.customers'
+        where table_key like '{table_key_like}'
         order by table_key, primary_key""",
     )
+
+
+def test_each_source_keeps_its_own_rows(pipeline_build: Any, cursor: Any) -> None:
+    rows = customers(cursor, "%two_sources.customers")
     assert rows == [
         {"table_key": f"{source}/two_sources.customers", **row}
         for source, row in [
@@ -92,14 +97,7 @@ def test_two_debezium_connectors_of_one_table_never_mix(pipeline_build: Any, cur
     """fixtures/debezium_json/11_two_connectors_one_table.kcat.jsonl, loaded without
     `--source`: connectors `inventory-east` and `inventory-west` both capture
     `inventory.customers`, and west's TRUNCATE (after east's inserts) ends west's rows only."""
-    rows = query(
-        cursor,
-        f"""
-        select table_key, primary_key, is_deleted, row_data['name'] as name
-        from {CURRENT_STATE}
-        where table_key like 'inventory-%/inventory.customers'
-        order by table_key, primary_key""",
-    )
+    rows = customers(cursor, "inventory-%/inventory.customers")
     assert rows == [
         {"table_key": f"{source}/inventory.customers", **row}
         for source, row in [
