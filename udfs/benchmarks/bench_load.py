@@ -117,7 +117,7 @@ def push_rows(cursor: Any, messages: list[str], batch_rows: int, source: str) ->
     for first in range(0, len(messages), batch_rows):
         rows = ",\n".join(
             f"({sql_string(message)}, null, null, null, null, null, {sql_string(source)}, "
-            f"{first + offset}, null, timestamp {sql_string(loaded_at)})"
+            f"{first + offset}, null, null, timestamp {sql_string(loaded_at)})"
             for offset, message in enumerate(messages[first : first + batch_rows])
         )
         run(cursor, f"insert into {landing_table(FORMAT)} values\n{rows}")

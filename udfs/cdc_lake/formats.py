@@ -49,6 +49,9 @@ LANDING_COLUMNS: tuple[tuple[str, str], ...] = (
     # named): part of each row's table_key, so that two servers' `inventory.customers` stay
     # two tables. Last of the data columns: a table made before it gets it by ADD COLUMNS.
     ("source_name", "string"),
+    # A Kafka record's headers, values as UTF-8 text (`cdc-lake load --kafka`); NULL from
+    # files. After source_name for the same reason.
+    ("kafka_headers", "map<string,string>"),
     ("loaded_at", "timestamp"),
 )
 

@@ -153,6 +153,7 @@ def spark_options(source: KafkaSource, jaas: str | None) -> dict[str, str]:
     """The options of the Kafka source every load of `source` shares (without offsets)."""
     options = {"kafka.bootstrap.servers": source.bootstrap, **source.options}
     options["kafka.isolation.level"] = "read_committed"  # aborted transactions never land
+    options["includeHeaders"] = "true"
     if jaas:
         options["kafka.sasl.jaas.config"] = jaas
     return options
@@ -243,6 +244,11 @@ def landing_select(fmt: str, view: str, loaded_at: str, source: str | None) -> s
     concat('kafka:', topic, '/', partition) as source_file,
     offset as source_position,
     {source_name} as source_name,
+    if(
+        size(headers) > 0,
+        map_from_entries(transform(headers, h -> struct(h.key, cast(h.value as string)))),
+        null
+    ) as kafka_headers,
     timestamp {sql_string(loaded_at)} as loaded_at
 from {view}"""
 

@@ -165,6 +165,7 @@ def file_rows_query(
         f"{sql_string(str(path.resolve()))} as source_file,\n"
         "    monotonically_increasing_id() as source_position,\n"
         f"    {source_name} as source_name,\n"
+        "    cast(null as map<string, string>) as kafka_headers,\n"
         f"    timestamp {sql_string(loaded_at)} as loaded_at"
     )
     if envelope == "kcat":

@@ -35,7 +35,7 @@ def landed(cursor: Any, schema: str, fmt: str, topic: str) -> list[dict[str, Any
     return query(
         cursor,
         f"""select kafka_partition, kafka_offset, kafka_key, cast(value as string) as value,
-            source_file, source_position, source_name
+            source_file, source_position, source_name, to_json(kafka_headers) as headers
         from {schema}.{fmt} where kafka_topic = '{topic}'
         order by kafka_partition, kafka_offset""",
     )
@@ -53,8 +53,8 @@ def ledger(cursor: Any, schema: str, topic: str) -> list[dict[str, Any]]:
 def test_keys_tombstones_and_three_partitions_land_as_produced(
     cursor: Any, kafka_broker: Broker, raw_schema: str
 ) -> None:
-    """Each message lands once with its topic, partition, offset, key and timestamp; a null
-    value (a tombstone) lands as a NULL value; a second load finds nothing new."""
+    """Each message lands once with its topic, partition, offset, key, headers and timestamp;
+    a null value (a tombstone) lands as a NULL value; a second load finds nothing new."""
     kafka_broker.create_topic("keyed", partitions=3)
     produced = [
         Message(json.dumps({"n": n}).encode(), f"k{n}".encode(), n % 3, (("h", b"v"),))
@@ -82,6 +82,8 @@ def test_keys_tombstones_and_three_partitions_land_as_produced(
         (f"kafka:keyed/{p}", "shop") for p in range(3)
     }
     assert all(r["source_position"] == r["kafka_offset"] for r in rows)
+    assert [r["headers"] for r in rows if r["value"] is None] == [None]
+    assert {r["headers"] for r in rows if r["value"] is not None} == {'{"h":"v"}'}
     assert ledger(cursor, raw_schema, "keyed") == [
         {"partition": p, "gap_from": 0, "start_offset": 0, "end_offset": n,
          "messages": n, "lost_messages": 0}

@@ -336,7 +336,7 @@ def test_a_raw_table_of_an_earlier_version_gets_the_columns_it_lacks() -> None:
     assert upgrade_statements("cdc_raw.canal_json", old_landing) == [
         "alter table cdc_raw.canal_json add columns ("
         "kafka_partition int, kafka_offset bigint, kafka_key string, kafka_timestamp timestamp, "
-        "source_file string, source_name string)"
+        "source_file string, source_name string, kafka_headers map<string,string>)"
     ]
     current = [name for name, _ in LOADED_FILES_COLUMNS]
     assert upgrade_statements("cdc_raw.loaded_files", current) == []
