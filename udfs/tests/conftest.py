@@ -21,8 +21,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark `spark` every test that needs the server, however indirectly: `-m "not spark"` is
-    then the quick subset, whatever a module declares."""
+    """Mark `spark` every test that needs a server (the session's, or one of its own beside
+    a Kafka broker), however indirectly: `-m "not spark"` is then the quick subset, whatever
+    a module declares."""
     for item in items:
-        if "spark_server" in getattr(item, "fixturenames", ()):
+        fixtures = getattr(item, "fixturenames", ())
+        if "spark_server" in fixtures or "kafka_broker" in fixtures:
             item.add_marker(pytest.mark.spark)
