@@ -6,6 +6,8 @@ BIN := $(VENV)/bin
 DBT := $(BIN)/dbt
 DBT_FLAGS := --profiles-dir profiles
 JARS := .jars
+# Pipeline test modules `make test` runs as a second session beside the others.
+BESIDE := udfs/tests/pipeline/test_incremental.py udfs/tests/pipeline/test_fuzzing.py
 
 .PHONY: run test test-deps setup lint lint-python lint-sql format serve stop load-samples build docs benchmark clean
 
@@ -19,10 +21,13 @@ run: setup serve load-samples
 
 ## test: set up, then the fast tier: ruff, and every test that needs no Spark server
 ## (udfs/tests/unit/, `pytest -m "not spark"`); it stops here on a failure. Then the
-## tests against a real Spark Thrift server (udfs/tests/pipeline/, `pytest -m spark`), with the
-## SQL lint beside them at the lowest CPU priority, on the cycles they leave (they wait on the
-## server, and it on them, much of the time); its report follows theirs, and either failing
-## fails the target. pytest exits 5 when it collects no test, so neither tier passes empty.
+## tests against a real Spark Thrift server (udfs/tests/pipeline/, `pytest -m spark`) as two
+## sessions at once, each with a server of its own: the modules in BESIDE (pipelines of
+## their own, none reads the shared build) and the rest. They wait on their servers, and the
+## servers on them, much of the time, so two keep the cores busier than one. The SQL lint
+## runs beside them at the lowest CPU priority, on the cycles they leave; the reports follow
+## in turn, and any failing fails the target. pytest exits 5 when it collects no test, so
+## no tier passes empty.
 ## Linux gives each session a CPU share of its own (autogroups) and the server runs in a
 ## session of its own, so a plain `nice` would not yield to the server: the lint gets a
 ## session whose autogroup is niced too.
@@ -32,10 +37,14 @@ test: setup lint-python
 	@log=$$(mktemp); \
 	setsid -w sh -c '{ echo 19 >/proc/self/autogroup; } 2>/dev/null; \
 	  exec nice -n 19 $(MAKE) --no-print-directory lint-sql' >"$$log" 2>&1 & lint=$$!; \
-	$(BIN)/pytest -m spark; tests=$$?; \
+	beside=$$(mktemp); \
+	$(BIN)/pytest -m spark -p no:cacheprovider $(BESIDE) >"$$beside" 2>&1 & side=$$!; \
+	$(BIN)/pytest -m spark $(addprefix --ignore=,$(BESIDE)); tests=$$?; \
+	wait $$side; sided=$$?; echo "--- beside: $(BESIDE)"; cat "$$beside"; rm -f "$$beside"; \
 	wait $$lint; linted=$$?; cat "$$log"; rm -f "$$log"; \
+	[ $$sided = 0 ] || echo "the tests beside failed (above)"; \
 	[ $$linted = 0 ] || echo "make lint-sql failed (above)"; \
-	[ $$tests = 0 ] && [ $$linted = 0 ]
+	[ $$tests = 0 ] && [ $$sided = 0 ] && [ $$linted = 0 ]
 
 ## test-deps: what the tests need besides Python and Java: a Kafka broker's jars (the tests start
 ## one), and OpenLDAP's slapd (pipeline/test_auth.py runs one). As root on Debian it is installed, its binaries only: no directory is configured or

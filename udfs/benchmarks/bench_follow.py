@@ -179,9 +179,10 @@ class Visible:
     dbt: str
 
 
-def lags(sent: Counter[int], cycles: list[Visible]) -> list[tuple[float, int]]:
-    """(lag in seconds, messages) per 100 ms slot produced: from the slot to the end of the
-    first cycle that made it visible; slots no cycle made visible are left out."""
+def lags(sent: Counter[int], cycles: list[Visible]) -> list[tuple[float, int, int]]:
+    """(lag in seconds, messages, when visible in ms) per 100 ms slot produced: from the slot
+    to the end of the first cycle that made it visible; slots no cycle made visible are left
+    out."""
     made_visible = sorted(cycles, key=lambda c: c.at_ms)
     # A cycle's `through` never goes back in a correct run; keep the running maximum so one
     # cycle that saw less (a failed build) cannot claim earlier slots.
@@ -190,32 +191,33 @@ def lags(sent: Counter[int], cycles: list[Visible]) -> list[tuple[float, int]]:
         highest = max(highest, cycle.through_ms)
         through.append(highest)
     result = []
-    for slot, count in sorted(sent.items()):
+    for slot, count in sorted(dict(sent).items()):  # a copy: the producer adds slots
         produced_ms = slot * 100 + 50
         index = bisect.bisect_left(through, slot * 100 + 99)
         if index < len(made_visible):
-            result.append(((made_visible[index].at_ms - produced_ms) / 1000, count))
+            at_ms = made_visible[index].at_ms
+            result.append(((at_ms - produced_ms) / 1000, count, at_ms))
     return result
 
 
-def percentile(weighted: list[tuple[float, int]], share: float) -> float:
-    """The weighted percentile of (value, weight) pairs."""
+def percentile(weighted: list[tuple[float, int, int]], share: float) -> float:
+    """The weighted percentile of (value, weight, ...) tuples."""
     ordered = sorted(weighted)
-    total = sum(weight for _, weight in ordered)
+    total = sum(weight for _, weight, *_ in ordered)
     running = 0
-    for value, weight in ordered:
+    for value, weight, *_ in ordered:
         running += weight
         if running >= share * total:
             return value
     return ordered[-1][0] if ordered else float("nan")
 
 
-def summary_of(weighted: list[tuple[float, int]]) -> str:
+def summary_of(weighted: list[tuple[float, int, int]]) -> str:
     if not weighted:
-        return "nothing visible yet"
+        return "none made visible"
     return (
         f"p50 {percentile(weighted, 0.5):6.1f} s  p95 {percentile(weighted, 0.95):6.1f} s  "
-        f"max {max(value for value, _ in weighted):6.1f} s"
+        f"max {max(value for value, *_ in weighted):6.1f} s"
     )
 
 
@@ -329,16 +331,16 @@ def read_cycles(follow: subprocess.Popen, cycles: list[Visible]) -> None:
 
 
 def report_minute(minute: int, started: float, producer: Producer, cycles: list[Visible]) -> None:
-    window = [c for c in cycles if c.at_ms >= (started + (minute - 1) * 60) * 1000]
-    in_minute = Counter(
-        {slot: n for slot, n in producer.sent.items()
-         if (minute - 1) * 600 <= slot - int(started * 10) < minute * 600}
-    )  # fmt: skip
+    """The messages the cycles that ended in this minute made visible: their lags; the most
+    any of those cycles left behind, and their times."""
+    begin_ms, end_ms = (started + (minute - 1) * 60) * 1000, (started + minute * 60) * 1000
+    window = [c for c in cycles if begin_ms <= c.at_ms < end_ms]
+    visible = [lag for lag in lags(producer.sent, cycles) if begin_ms <= lag[2] < end_ms]
     behind = [c.behind for c in window if c.behind is not None]
     line(
         f"minute {minute}",
-        f"{summary_of(lags(in_minute, cycles))}  behind {max(behind, default=0):,}  "
-        f"cycles {', '.join(f'{c.seconds:.0f}' for c in window)} s",
+        f"{summary_of(visible)}  behind {max(behind, default=0):,}  "
+        f"cycles {', '.join(f'{c.seconds:.0f}' for c in window) or '-'} s",
     )
 
 
@@ -364,7 +366,7 @@ def conclude(
     seconds = [c.seconds for c in cycles if c.at_ms >= measured_from * 100]
     if seconds:
         line("cycle time", f"median {statistics.median(seconds):.1f} s, max {max(seconds):.1f} s")
-    unseen = sum(measured.values()) - sum(count for _, count in everything)
+    unseen = sum(measured.values()) - sum(count for _, count, _ in everything)
     line("not visible at the end", f"{unseen:,} messages")
     p95 = percentile(everything, 0.95) if everything else float("inf")
     bounded = unseen == 0 and p95 < options.target and p95_last <= 1.25 * p95_first + 10
