@@ -28,13 +28,11 @@ from typing import Any
 from cdc_lake.client import ClientError, run
 from cdc_lake.formats import (
     FORMATS,
-    bootstrap_statements,
     check_source_name,
     kafka_offsets_table,
     landing_table,
-    upgrade_statements,
 )
-from cdc_lake.loader import sql_string
+from cdc_lake.loader import optional_string, prepare_raw_tables, sql_string
 
 # The secret parts of Kafka's security settings come from the environment, never from the
 # command line (where `ps` shows it) or a file in the repository.
@@ -325,14 +323,10 @@ def held_offsets(
         cursor,
         f"select topic, `partition`, max(end_offset) from {kafka_offsets_table()} "
         f"where committed_at is not null and source_format = {sql_string(fmt)} "
-        f"and source_name <=> {source_literal(source)} and topic in ({names}) "
+        f"and source_name <=> {optional_string(source)} and topic in ({names}) "
         "group by topic, `partition`",
     )
     return {(topic, int(partition)): int(end) for topic, partition, end in rows}
-
-
-def source_literal(source: str | None) -> str:
-    return "null" if source is None else sql_string(source)
 
 
 def pending_loads(cursor: Any, fmt: str, source: str | None) -> dict[str, list[PartitionRange]]:
@@ -347,7 +341,7 @@ from {ledger} as started
 left anti join (select loaded_at from {ledger} where committed_at is not null) as committed
     on started.loaded_at = committed.loaded_at
 where started.committed_at is null and started.source_format = {sql_string(fmt)}
-    and started.source_name <=> {source_literal(source)}""",
+    and started.source_name <=> {optional_string(source)}""",
     )
     pending: dict[str, list[PartitionRange]] = {}
     for loaded_at, topic, partition, start, end, lost in rows:
@@ -369,7 +363,7 @@ def record(
     (`landed` None: messages and committed_at NULL), and its commit after."""
     committed = "null" if landed is None else "current_timestamp()"
     rows = ",\n".join(
-        f"({sql_string(fmt)}, {source_literal(source_name)}, {sql_string(r.topic)}, "
+        f"({sql_string(fmt)}, {optional_string(source_name)}, {sql_string(r.topic)}, "
         f"{r.partition}, {r.start - r.lost}, {r.start}, {r.end}, "
         f"{'null' if landed is None else landed.get((r.topic, r.partition), 0)}, {r.lost}, "
         f"timestamp {sql_string(loaded_at)}, {committed})"
@@ -452,12 +446,7 @@ def load_kafka(
         raise ValueError("--max-messages must be at least 1")
     landing = landing_table(fmt)
     jaas = jaas_config(environ)
-    for statement in bootstrap_statements([fmt]):
-        run(cursor, statement)
-    for table in (landing, kafka_offsets_table()):  # a table made by an earlier version
-        present = [row[0] for row in run(cursor, f"describe table {table}")]
-        for statement in upgrade_statements(table, present):
-            run(cursor, statement)
+    prepare_raw_tables(cursor, fmt, landing, kafka_offsets_table())
     resumed: list[PartitionRange] = []
     landed: dict[tuple[str, int], int] = {}
     for loaded_at, ranges in sorted(pending_loads(cursor, fmt, source_name).items()):

@@ -115,6 +115,24 @@ def sql_string(text: str) -> str:
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
+def optional_string(text: str | None) -> str:
+    """A Spark SQL string literal, or `null`."""
+    return "null" if text is None else sql_string(text)
+
+
+def prepare_raw_tables(cursor: Any, fmt: str, *tables: str) -> None:
+    """Make the format's landing table and the raw layer's own tables if missing, and give
+    `tables` made by an earlier version the columns they lack (the server does both for every
+    table at start; a load does it for what it writes, as a server that predates a column
+    may serve it)."""
+    for statement in bootstrap_statements([fmt]):
+        run(cursor, statement)
+    for table in tables:
+        present = [row[0] for row in run(cursor, f"describe table {table}")]
+        for statement in upgrade_statements(table, present):
+            run(cursor, statement)
+
+
 def spark_path(path: Path) -> str:
     """The file as Spark's `text` source must be given it: a file URI, not percent-encoded
     (Spark does not decode it), with Hadoop's glob characters escaped."""
@@ -245,12 +263,7 @@ def load_files(
             raise OSError(
                 f"cannot read {path}: {error.strerror or error}; nothing loaded"
             ) from None
-    for statement in bootstrap_statements([fmt]):  # the server made the others at start
-        run(cursor, statement)
-    for table in (landing, loaded_files_table()):  # a server that predates a column
-        present = [row[0] for row in run(cursor, f"describe table {table}")]
-        for statement in upgrade_statements(table, present):
-            run(cursor, statement)
+    prepare_raw_tables(cursor, fmt, landing, loaded_files_table())
     results: list[LoadResult] = []
     for first in range(0, len(inspected), FILES_PER_STATEMENT):
         results += load_file_group(
@@ -270,7 +283,7 @@ def load_file_group(
     """Load these inspected files (path, sha256, envelope, size) with one `insert`: each is a
     load of its own (its own `loaded_at`, a microsecond after the one before), unless the
     registry, or an earlier file of the group, holds its content for this source."""
-    source_literal = "null" if source is None else sql_string(source)
+    source_literal = optional_string(source)
     shas = ", ".join(sorted({sql_string(sha) for _, sha, _, _ in files}))
     held = {
         row[0]
