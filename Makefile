@@ -46,17 +46,25 @@ test: setup lint-python
 	[ $$linted = 0 ] || echo "make lint-sql failed (above)"; \
 	[ $$tests = 0 ] && [ $$sided = 0 ] && [ $$linted = 0 ]
 
-## test-deps: what the tests need besides Python and Java: a Kafka broker's jars (the tests start
-## one), and OpenLDAP's slapd (pipeline/test_auth.py runs one). As root on Debian it is installed, its binaries only: no directory is configured or
-## started (slapd/no_configuration). Otherwise this says what to install; the test then fails.
-test-deps: $(JARS)/kafka-broker/.fetched
-	@if command -v slapd >/dev/null || [ -x /usr/sbin/slapd ]; then :; \
+## test-deps: what the tests need besides Python and Java: the jars of a Kafka broker and of a
+## Kafka Connect worker with Debezium's connectors (the tests start both), and servers from
+## Debian's packages that tests start in folders of their own: OpenLDAP's slapd
+## (pipeline/test_auth.py), MariaDB and PostgreSQL (pipeline/test_truth.py). As root on Debian
+## they are installed, binaries only: no service is configured or started here
+## (slapd/no_configuration). Otherwise this says what to install; those tests then fail.
+test-deps: $(JARS)/kafka-broker/.fetched $(JARS)/kafka-connect/.fetched
+	@missing=""; \
+	command -v slapd >/dev/null || [ -x /usr/sbin/slapd ] || missing="slapd"; \
+	[ -x /usr/sbin/mariadbd ] || missing="$$missing mariadb-server"; \
+	ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || missing="$$missing postgresql"; \
+	if [ -z "$$missing" ]; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	  echo "slapd slapd/no_configuration boolean true" | debconf-set-selections && \
-	  { DEBIAN_FRONTEND=noninteractive apt-get install -y -q slapd || \
-	    { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q slapd; }; }; \
+	  { DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing || \
+	    { apt-get update -q && \
+	      DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; }; }; \
 	else \
-	  echo "udfs/tests/pipeline/test_auth.py needs OpenLDAP's slapd: as root, apt-get install slapd"; \
+	  echo "the pipeline tests start servers from Debian's packages: as root, apt-get install$$missing"; \
 	fi
 
 ## setup: the virtual environment with the pinned dependencies, and Spark's Kafka source
@@ -65,13 +73,20 @@ setup: $(VENV)/.installed $(JARS)/spark-kafka/.fetched
 
 ## The jars of pom.xml's profiles, each into .jars/<profile>/ (git-ignored): Maven reads the
 ## user's settings (mirrors, proxies), which Spark's own package download does not. Of
-## spark-kafka only what pyspark's jars lack; of kafka-broker the whole runtime.
+## spark-kafka only what pyspark's jars lack; of kafka-broker and kafka-connect the whole runtime.
 $(JARS)/spark-kafka/.fetched: pom.xml
 	@command -v mvn >/dev/null || \
 	  { echo "Maven not found: setup fetches Spark's Kafka source with it (apt-get install maven)"; exit 1; }
 	rm -rf $(@D)
 	mvn -q -B -Dstyle.color=never -P spark-kafka dependency:copy-dependencies -DoutputDirectory=$(@D) \
 	  -DincludeArtifactIds=spark-sql-kafka-0-10_2.13,spark-token-provider-kafka-0-10_2.13,kafka-clients,commons-pool2
+	touch $@
+
+$(JARS)/kafka-connect/.fetched: pom.xml
+	@command -v mvn >/dev/null || \
+	  { echo "Maven not found: the tests fetch Kafka Connect and Debezium with it (apt-get install maven)"; exit 1; }
+	rm -rf $(@D)
+	mvn -q -B -Dstyle.color=never -P kafka-connect dependency:copy-dependencies -DoutputDirectory=$(@D) -DincludeScope=runtime
 	touch $@
 
 $(JARS)/kafka-broker/.fetched: pom.xml
