@@ -231,6 +231,38 @@ classified as (
 
 {{ debezium_mongo_images('classified') }},
 
+{# An update's column Debezium could not read (a TOASTed PostgreSQL value the update left
+   unchanged: macro is_debezium_unavailable_value) is left out of the image and the update is
+   partial, so the row keeps the value it holds. #}
+available as (
+
+    select
+        * except (after_row, is_partial),
+        case
+            when listed_op = 'update' and not is_mongodb
+                then map_filter(
+                    after_row,
+                    (column_name, column_value) -> not {{
+                        is_debezium_unavailable_value('column_value')
+                    }}
+                )
+            else after_row
+        end as after_row,
+        is_partial
+        or coalesce(
+            listed_op = 'update'
+            and not is_mongodb
+            and exists(
+                map_values(after_row),
+                column_value -> {{ is_debezium_unavailable_value('column_value') }}
+            ),
+            false
+        ) as is_partial
+
+    from images
+
+),
+
 typed as (
 
     select
@@ -261,7 +293,7 @@ typed as (
             else listed_op
         end as change_op
 
-    from images
+    from available
 
 ),
 
