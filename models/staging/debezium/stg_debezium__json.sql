@@ -349,8 +349,13 @@ validated as (
             when
                 change_op = 'update'
                 and before_row is not null
-                and forall(
-                    previous_key_columns, key_column -> previous_image[key_column] is not null
+                {# A key column has a value; where the whole row is the key (no key named)
+                   a NULL is one of its values. #}
+                and (
+                    declared_key_columns is null
+                    or forall(
+                        previous_key_columns, key_column -> previous_image[key_column] is not null
+                    )
                 )
                 then {{ key_values_json('previous_image', 'previous_key_columns') }}
         end as before_key,
