@@ -7,7 +7,8 @@ DBT := $(BIN)/dbt
 DBT_FLAGS := --profiles-dir profiles
 JARS := .jars
 # Pipeline test modules `make test` runs as a second session beside the others.
-BESIDE := udfs/tests/pipeline/test_incremental.py udfs/tests/pipeline/test_fuzzing.py
+BESIDE := udfs/tests/pipeline/test_incremental.py udfs/tests/pipeline/test_fuzzing.py \
+  udfs/tests/pipeline/test_truth.py
 
 .PHONY: run test test-deps setup lint lint-python lint-sql format serve stop load-samples build docs benchmark clean
 

@@ -23,9 +23,9 @@ from support.project import PROJECT_ROOT, free_port
 CONNECT_JARS = PROJECT_ROOT / ".jars" / "kafka-connect"
 START_TIMEOUT_S = 120.0
 HEAP = "-Xmx768m"
-# Offsets are flushed every few seconds (Kafka's default is a minute): a kill then resends a
-# few seconds of changes, enough to prove duplicates change nothing, not minutes of them.
-OFFSET_FLUSH_MS = 2000
+# Kafka's default: the source offsets are flushed once a minute (and at a clean stop), so a
+# worker killed within a minute of its start sends again everything it sent since.
+OFFSET_FLUSH_MS = 60_000
 
 LOG4J2 = """<?xml version="1.0" encoding="UTF-8"?>
 <Configuration status="WARN">
@@ -123,10 +123,12 @@ def postgres_connector(
     user: str,
     password: str,
     database: str,
+    publication: str,
     schemas: bool = True,
 ) -> Connector:
     """Debezium's PostgreSQL connector on the built-in `pgoutput` plugin, with a replication
-    slot and a publication of its own (named after it)."""
+    slot of its own (named after it) on `publication`, which a superuser created FOR ALL
+    TABLES (Debezium's default mode would create it so, which only a superuser may)."""
     slot = name.replace("-", "_")
     return Connector(
         name,
@@ -139,7 +141,7 @@ def postgres_connector(
             "database.dbname": database,
             "plugin.name": "pgoutput",
             "slot.name": slot,
-            "publication.name": f"{slot}_publication",
+            "publication.name": publication,
             "publication.autocreate.mode": "all_tables",
             **common_settings(schemas),
         },
