@@ -187,7 +187,7 @@ def follow_and_compare(
     line(
         "changes", f"{changes:,} in {options.minutes} min ({changes / options.minutes / 60:.1f}/s)"
     )
-    line("tables", f"{tables} (4 captures of each database's tables)")
+    line("tables with live rows", f"{tables} (two captures of each database table)")
     line("comparisons", f"{len(lags)}: {rows_compared:,} rows, {mismatches} mismatches")
     line("typed at the end", f"{typed_compared:,} rows, {len(typed_problems)} mismatches")
     if lags:

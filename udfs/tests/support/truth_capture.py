@@ -203,7 +203,11 @@ def compare_typed(
         try:
             tables = truth(connection, kind)
             keyed = {t: found_keys[(connector, t)] for t in tables if (connector, t) in found_keys}
-            problems += [f"{connector}/{t}: no table in the lake" for t in tables if t not in keyed]
+            problems += [
+                f"{connector}/{t}: no live rows in the lake"
+                for t, rows in tables.items()
+                if rows and t not in keyed
+            ]
             for table, statement in compile_typed(keyed).items():
                 columns = describe_columns(connection, kind, DATABASE, table)
                 label = f"{connector}/{table} (typed)"
