@@ -44,6 +44,7 @@ from support.truth_capture import (
     compare_typed,
     running_capture,
 )
+from support.truth_workload import ROLLBACK_MARK
 
 from cdc_lake import server
 from cdc_lake.client import connect
@@ -234,3 +235,12 @@ def test_replica_identity_default_sends_updates_without_old_values(
     assert not any(t == "customers" and before for t, before, _ in kinds)
     assert {before for t, before, _ in kinds if t == "audit_events"} == {True}
     assert ("documents", False, True) in kinds
+
+
+def test_rolled_back_transactions_reach_no_table(lake: Lake, scenario: Scenario) -> None:
+    """The workload rolled transactions back (each wrote ROLLBACK_MARK); Debezium sends only
+    committed changes, so no landed message holds the mark (and the state above is right)."""
+    [landed] = lake.query(
+        f"select count(*) as n from {RAW_SCHEMA}.{FORMAT} where value like '%{ROLLBACK_MARK}%'"
+    )
+    assert landed["n"] == 0
