@@ -14,7 +14,10 @@ Rules the comparison states rather than hides:
   (cdc-lake does not rewrite rows on DDL); only the database's columns are compared;
 - a column the database added is absent from rows not changed since: it compares as NULL, so
   the workload adds columns without a default (Debezium sends no event for rows a default
-  fills).
+  fills);
+- so a column dropped and then added again under its old name shows, in rows no change has
+  touched since the drop, the value they held before it: the workload never adds a dropped
+  column again.
 """
 
 from __future__ import annotations

@@ -286,6 +286,8 @@ class _State:
     big_rows: dict[int, Row] = field(default_factory=dict)
     next_big_row: int = 1
     tier: bool = False
+    # A dropped column is never added again (support/truth_compare.py says why).
+    tier_dropped: bool = False
     discount: bool = False
     note: bool = True
 
@@ -420,7 +422,7 @@ class Workload:
                 time.sleep(min(ahead, seconds - elapsed))
                 continue
             roll = self.rng.random()
-            if roll < 0.001:
+            if roll < 0.001 and not self.state.tier_dropped:
                 action = "drop_tier" if self.state.tier else "add_tier"
             elif roll < 0.0015:
                 action = "truncate_lines"
@@ -621,6 +623,7 @@ class Workload:
             sql = f"ALTER TABLE customers ADD COLUMN tier {_TIER_TYPE[self.kind]}"
         elif action == "drop_tier":
             st.tier = False
+            st.tier_dropped = True
             for row in st.customers.values():
                 row.pop("tier", None)
             sql = "ALTER TABLE customers DROP COLUMN tier"
