@@ -160,6 +160,18 @@ RowState = tuple[int, int]
 RowChange = tuple[tuple[str, ...], dict[str, str] | None]  # (data values, update's old)
 
 
+@dataclass(frozen=True)
+class Change:
+    """One message's change: the `index`th of its stream, on `table`, 1 to 3 rows."""
+
+    index: int
+    table: str
+    kind: str  # INSERT, UPDATE or DELETE
+    rows: list[RowChange]
+    es_ms: int
+    ts_ms: int
+
+
 def row_values(key: int, state: RowState) -> tuple[str, ...]:
     """The row of `key` at `state`. `status` and `amount` change with every version,
     `updated_at` only when the second changes, so updates' `old` lists two or three columns."""
@@ -205,6 +217,18 @@ class KeyPool:
         return rng.sample(self.keys, min(count, len(self.keys)))
 
 
+def canal_message(change: Change) -> str:
+    """The Canal flat message of `change`."""
+    data = ",".join(ROW_TEMPLATE % values for values, _ in change.rows)
+    old = "null"
+    if change.kind == "UPDATE":
+        old = ",".join(json.dumps(before, separators=(",", ":")) for _, before in change.rows)
+        old = f"[{old}]"
+    batch_id = 1 + change.index // MESSAGES_PER_BATCH
+    values = (data, change.es_ms, batch_id, old, change.table, change.ts_ms, change.kind)
+    return MESSAGE_TEMPLATE % values
+
+
 class CanalStream(ABC):
     """A simulated MySQL database and the Canal flat messages of its changes, in binlog
     order: `es`/`ts` grow with the message index, so the order the pipeline must rebuild is
@@ -225,19 +249,17 @@ class CanalStream(ABC):
     def change(self, es_ms: int) -> tuple[int, str, list[RowChange]]:
         """The next change: (table, Canal type, 1 to 3 rows), applied to the database."""
 
-    def message(self) -> str:
+    def next_change(self) -> Change:
+        """The next message's change, applied to the database: what `message` writes."""
         ts_ms = FIRST_TS_MS + self.messages * TS_STEP_MS
         es_ms = (ts_ms - 250) // 1000 * 1000  # the binlog's whole second, a bit before ts
         table, kind, rows = self.change(es_ms)
-        data = ",".join(ROW_TEMPLATE % values for values, _ in rows)
-        old = "null"
-        if kind == "UPDATE":
-            old = "[" + ",".join(json.dumps(before, separators=(",", ":")) for _, before in rows)
-            old += "]"
-        batch_id = 1 + self.messages // MESSAGES_PER_BATCH
         self.messages += 1
         self.row_changes[kind] += len(rows)
-        return MESSAGE_TEMPLATE % (data, es_ms, batch_id, old, f"table_{table:03d}", ts_ms, kind)
+        return Change(self.messages - 1, f"table_{table:03d}", kind, rows, es_ms, ts_ms)
+
+    def message(self) -> str:
+        return canal_message(self.next_change())
 
     def write(self, directory: Path, count: int, files: int) -> int:
         """The next `count` messages as up to `files` JSON Lines files; returns their bytes."""
