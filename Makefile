@@ -97,6 +97,14 @@ $(JARS)/kafka-broker/.fetched: pom.xml
 	mvn -q -B -Dstyle.color=never -P kafka-broker dependency:copy-dependencies -DoutputDirectory=$(@D) -DincludeScope=runtime
 	touch $@
 
+## Iceberg's Spark runtime for the peer benchmark (udfs/benchmarks/bench_peers.py fetches it)
+$(JARS)/peer/.fetched: pom.xml
+	@command -v mvn >/dev/null || \
+	  { echo "Maven not found: the peer benchmark fetches Iceberg with it (apt-get install maven)"; exit 1; }
+	rm -rf $(@D)
+	mvn -q -B -Dstyle.color=never -P peer dependency:copy-dependencies -DoutputDirectory=$(@D) -DexcludeTransitive=true
+	touch $@
+
 $(VENV)/.installed: pyproject.toml
 	@command -v java >/dev/null || [ -x "$$JAVA_HOME/bin/java" ] || \
 	  { echo "Java not found: Spark needs Java 17 (apt-get install openjdk-17-jre-headless)"; exit 1; }
