@@ -221,6 +221,9 @@ class Peer:
 def prepare_peer() -> Peer:
     """The peer's virtual environment (PEER_HOME, made once), Iceberg's runtime (pom.xml,
     fetched as every jar of the project is) and the catalog compiled against both."""
+    missing = [tool for tool in ("make", "mvn", "javac", "jar") if shutil.which(tool) is None]
+    if missing:
+        raise SystemExit(f"the peer needs {', '.join(missing)} (Maven and a JDK): not found")
     subprocess.run(
         ["make", "--no-print-directory", "-s", ".jars/peer/.fetched"], cwd=PROJECT_ROOT, check=True
     )
