@@ -254,7 +254,9 @@ def test_follow_stopped_then_killed_mid_build_resumes_exactly_once(
         config, spark_server.port, cursor, topic, 30, signal.SIGKILL
     )
     assert follow.returncode == -signal.SIGKILL, (out, err)
-    wait_gone(dbt, 60)  # dbt ends with follow, not racing the next start's build
+    # dbt ends with follow, not racing the next start's build. It first cancels its statements
+    # on the server, which took over a minute while the other test session loaded the cores.
+    wait_gone(dbt, 180)
     # Deletes of 11-15, inserts of 31-40 while it is not running; then a start that ends.
     produced += kafka_broker.produce(
         topic,
