@@ -91,6 +91,14 @@ FILES = 10  # the full build's messages are written as this many files; a 1% bat
 Row = tuple[str, str, str, str, str]
 
 
+@dataclass(frozen=True)
+class Batch:
+    """Files of messages that arrive together, and how many messages they hold."""
+
+    paths: list[Path]
+    messages: int
+
+
 # ---------------------------------------------------------------- the simulated stream
 
 
@@ -171,18 +179,20 @@ class Simulation:
         self.offset += 1
         return json.dumps(envelope, separators=(",", ":"))
 
-    def write(self, directory: Path, name: str, count: int, files: int) -> list[Path]:
+    def write(self, directory: Path, name: str, count: int, files: int) -> Batch:
         """The next `count` messages (or a few more) as `files` JSON Lines files."""
         directory.mkdir(parents=True, exist_ok=True)
         paths = [directory / f"{name}-{part:03d}.jsonl" for part in range(files)]
         handles = [path.open("w", encoding="utf-8") for path in paths]
+        written = 0
         try:
-            for number, message in enumerate(self.messages(count)):
-                handles[number * files // max(count, 1) % files].write(message + "\n")
+            for message in self.messages(count):
+                handles[written * files // max(count, 1) % files].write(message + "\n")
+                written += 1
         finally:
             for handle in handles:
                 handle.close()
-        return paths
+        return Batch(paths, written)
 
 
 def epoch_ms(text: str) -> int:
@@ -193,14 +203,6 @@ def debezium_row(values: tuple[str, ...]) -> dict[str, object]:
     key, status, amount, updated_at = values
     # decimal.handling.mode=string: a DECIMAL is its text
     return {"id": int(key), "status": status, "amount": amount, "updated_at": epoch_ms(updated_at)}
-
-
-def messages_in(paths: list[Path]) -> int:
-    with_lines = 0
-    for path in paths:
-        with path.open("rb") as handle:
-            with_lines += sum(1 for _ in handle)
-    return with_lines
 
 
 # ---------------------------------------------------------------- the peer
@@ -323,9 +325,9 @@ class PeerProject:
             "PATH": f"{self.peer.bin}:{os.environ['PATH']}",
         }
 
-    def arrive(self, paths: list[Path]) -> None:
+    def arrive(self, batch: Batch) -> None:
         """Files arrive in the landing folder as a whole (a link each), as a stream's do."""
-        for path in paths:
+        for path in batch.paths:
             os.link(path, self.landing / path.name)
 
     def run(self, label: str) -> float:
@@ -357,10 +359,7 @@ class PeerProject:
             [str(self.peer.python), str(PEER_SOURCES / "read_state.py"), str(output)],
             env=self.environment(), check=True, capture_output=True,
         )  # fmt: skip
-        return {
-            (row["source_table"], row["id"], row["status"], row["amount"], row["updated_at"])
-            for row in json_rows(output)
-        }
+        return state_rows(output)
 
 
 LOG_TIME = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d): (.*)$", re.MULTILINE)
@@ -376,10 +375,23 @@ def run_started(log: str) -> float | None:
     return (starts[0] - stamps[0][0]).total_seconds()
 
 
-def json_rows(directory: Path) -> Iterator[dict[str, str]]:
+def state_rows(directory: Path) -> set[Row]:
+    """The rows of a current state Spark wrote as JSON files (either side: same columns)."""
+    rows = set()
     for path in sorted(directory.glob("part-*")):
         with path.open(encoding="utf-8") as handle:
-            yield from (json.loads(text) for text in handle)
+            for text in handle:
+                row = json.loads(text)
+                rows.add(
+                    (
+                        row["source_table"],
+                        row["id"],
+                        row["status"],
+                        row["amount"],
+                        row["updated_at"],
+                    )
+                )
+    return rows
 
 
 # ---------------------------------------------------------------- one workload
@@ -388,7 +400,6 @@ def json_rows(directory: Path) -> Iterator[dict[str, str]]:
 @dataclass
 class Figures:
     name: str
-    messages: int
     cdc_lake: dict[str, float] = field(default_factory=dict)
     peer: dict[str, float] = field(default_factory=dict)
     rows: int = 0
@@ -399,7 +410,7 @@ STEPS = ("full", "1%", "nothing new")
 
 
 def cdc_lake_side(
-    options: argparse.Namespace, fmt: str, batches: list[list[Path]], directory: Path
+    options: argparse.Namespace, fmt: str, batches: list[Batch], directory: Path
 ) -> tuple[dict[str, float], set[Row]]:
     """Load and build on a server of its own; each step's seconds (load + dbt) and its rows."""
     port = free_port()
@@ -415,15 +426,16 @@ def cdc_lake_side(
     with benchmark_server(directory / "home", port) as config, connect(port=port) as cursor:
         bench_pipeline.server_group = server.read_pid(config)
         try:
-            loaded = load(cursor, "cdc-lake: full, load", fmt, batches[0], messages_in(batches[0]))
+            full = batches[0]
+            loaded = load(cursor, "cdc-lake: full, load", fmt, full.paths, full.messages)
             if options.dbt_command == "run":  # `dbt build` seeds; a `dbt run` reads the seeds
                 loaded += dbt("cdc-lake: full, dbt seed", [fmt], "seed")
             built = dbt(f"cdc-lake: full, dbt {options.dbt_command}", [fmt], *command,
                         "--full-refresh")  # fmt: skip
             seconds["full"].append(loaded + built)
             for number, batch in enumerate(batches[1:], 1):
-                loaded = load(cursor, f"cdc-lake: 1% #{number}, load", fmt, batch,
-                              messages_in(batch))  # fmt: skip
+                label = f"cdc-lake: 1% #{number}, load"
+                loaded = load(cursor, label, fmt, batch.paths, batch.messages)
                 built = dbt(f"cdc-lake: 1% #{number}, dbt {options.dbt_command}", [fmt], *command)
                 seconds["1%"].append(loaded + built)
             for number in range(1, options.runs + 1):
@@ -450,14 +462,11 @@ def cdc_lake_state(cursor: object, output: Path) -> set[Row]:
         from cdc_lake.cdc_current_state
         where not is_deleted""",
     )
-    return {
-        (row["source_table"], row["id"], row["status"], row["amount"], row["updated_at"])
-        for row in json_rows(output)
-    }
+    return state_rows(output)
 
 
 def peer_side(
-    options: argparse.Namespace, peer: Peer, fmt: str, batches: list[list[Path]], directory: Path
+    options: argparse.Namespace, peer: Peer, fmt: str, batches: list[Batch], directory: Path
 ) -> tuple[dict[str, float], set[Row]]:
     project = PeerProject(peer, directory, fmt)
     seconds: dict[str, list[float]] = {step: [] for step in STEPS}
@@ -497,9 +506,9 @@ def run_workload(name: str, options: argparse.Namespace, peer: Peer, workdir: Pa
         simulation.write(messages, f"more-{number:02d}", increment, 1)
         for number in range(1, options.runs + 1)
     ]
-    total = sum(messages_in(batch) for batch in batches)
+    total = sum(batch.messages for batch in batches)
     line("messages", f"{total:,} ({simulation.stream.describe()})")
-    figures = Figures(name, total)
+    figures = Figures(name)
     figures.cdc_lake, lake_rows = cdc_lake_side(options, fmt, batches, directory / "cdc-lake")
     figures.peer, peer_rows = peer_side(options, peer, fmt, batches, directory / "peer")
     compare(figures, set(simulation.rows.values()), lake_rows, peer_rows)
