@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import socket
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -22,6 +22,11 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TypeVar
+
+# The tests' port picker: below the ephemeral range, where no outgoing connection takes a
+# port between its choice and the server's bind (benchmarks start servers the same way).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from support.project import free_port
 
 from cdc_lake import server
 from cdc_lake.client import connect, run
@@ -79,13 +84,6 @@ def write_messages(path: Path, count: int, start: int = 0) -> int:
             handle.write(dataworks_insert(index))
             handle.write("\n")
     return path.stat().st_size
-
-
-def free_port() -> int:
-    """A port nothing listens on (the OS picks it, so never the shared server's 10000)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def timed(action: Callable[[], T]) -> tuple[T, float]:
